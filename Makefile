@@ -1,0 +1,172 @@
+# The Redis operator, chapter by chapter. `make help` lists the targets.
+
+# ---- pinned versions --------------------------------------------------------
+# Kubernetes for the local cluster (built from Go sources, see
+# scripts/build-kubernetes.sh) and the etcd it pins.
+KUBERNETES_VERSION ?= v1.37.1
+ETCD_VERSION ?= v3.7.0
+CONTROLLER_TOOLS_VERSION ?= v0.23.0
+# The Ginkgo CLI always matches the library version in go.mod.
+GINKGO_VERSION := $(shell go list -m -f '{{.Version}}' github.com/onsi/ginkgo/v2 2>/dev/null)
+
+# ---- paths ------------------------------------------------------------------
+SHELL := /usr/bin/env bash
+.SHELLFLAGS := -eu -o pipefail -c
+BIN := $(CURDIR)/bin
+CONTROLLER_GEN := $(BIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
+GINKGO := $(BIN)/ginkgo-$(GINKGO_VERSION)
+# Built Kubernetes binaries are cached by version outside the checkout, so
+# every clone on the machine shares them.
+CACHE_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/redis-operator
+KUBERNETES_BIN := $(CACHE_DIR)/kubernetes/$(KUBERNETES_VERSION)/bin
+LOCAL_CLUSTER_DIR ?= $(CURDIR)/_output/local-cluster
+CLUSTER ?= local
+CHAPTERS := $(sort $(patsubst chapters/%/,%,$(wildcard chapters/*/)))
+LATEST_CHAPTER := $(words $(CHAPTERS))
+
+export KUBERNETES_VERSION CLUSTER LOCAL_CLUSTER_DIR
+# The suites and `make run` use the kubectl built at the cluster's version.
+export KUBECTL ?= $(KUBERNETES_BIN)/kubectl
+
+# `make test-chapter 5`, `make diff-chapter 5` and `make run 5`: the word
+# after the target is the chapter number (CHAPTER=5 works too).
+ifneq ($(filter test-chapter diff-chapter run,$(firstword $(MAKECMDGOALS))),)
+  CHAPTER_ARG := $(word 2,$(MAKECMDGOALS))
+  ifneq ($(CHAPTER_ARG),)
+    $(eval $(CHAPTER_ARG):;@:)
+  endif
+endif
+CHAPTER ?= $(or $(CHAPTER_ARG),$(LATEST_CHAPTER))
+NN = $(shell printf %02d '$(CHAPTER)' 2>/dev/null)
+
+define check_chapter
+	@if ! [[ '$(CHAPTER)' =~ ^[0-9]+$$ ]] || (( 10#$(CHAPTER) < $(1) || 10#$(CHAPTER) > $(LATEST_CHAPTER) )); then \
+	  echo "error: chapter must be a number from $(1) to $(LATEST_CHAPTER), got '$(CHAPTER)' (chapters: $(CHAPTERS))" >&2; exit 2; fi
+endef
+
+.DEFAULT_GOAL := help
+
+##@ General
+
+.PHONY: help
+help: ## Show this help.
+	@awk 'BEGIN {FS = ":.*##"; printf "Usage: make <target> [VAR=value]\n"} \
+	  /^[a-zA-Z_0-9-]+:.*?##/ { printf "  \033[36m%-22s\033[0m %s\n", $$1, $$2 } \
+	  /^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) }' $(MAKEFILE_LIST)
+	@echo
+	@echo "Chapters: $(CHAPTERS)"
+
+.PHONY: demo
+demo: build kubernetes cluster-up install ## Show the latest chapter rebuilding a pod deleted with kubectl.
+	@scripts/demo.sh
+
+##@ Development
+
+.PHONY: build
+build: ## Build bin/operator.
+	go build -o $(BIN)/operator ./operator
+
+.PHONY: manifests
+manifests: $(CONTROLLER_GEN) ## Regenerate the CRD, RBAC and deepcopy code from the Go markers.
+	$(CONTROLLER_GEN) object paths=./api/...
+	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
+	$(CONTROLLER_GEN) rbac:roleName=manager-role paths=./chapters/... output:rbac:artifacts:config=config/rbac
+
+.PHONY: verify-manifests
+verify-manifests: $(CONTROLLER_GEN) ## Fail if the generated CRD, RBAC or deepcopy code is stale.
+	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	$(CONTROLLER_GEN) object paths=./api/... output:object:dir=$$tmp/api; \
+	$(CONTROLLER_GEN) crd paths=./api/... output:crd:dir=$$tmp/crd; \
+	$(CONTROLLER_GEN) rbac:roleName=manager-role paths=./chapters/... output:rbac:dir=$$tmp/rbac; \
+	stale=0; \
+	diff -u api/v1/zz_generated.deepcopy.go $$tmp/api/zz_generated.deepcopy.go || stale=1; \
+	diff -u config/crd/bases $$tmp/crd || stale=1; \
+	diff -u config/rbac/role.yaml $$tmp/rbac/role.yaml || stale=1; \
+	if [[ $$stale == 1 ]]; then echo "error: generated files are stale; run 'make manifests' and commit the result" >&2; exit 1; fi; \
+	echo "Generated files are up to date"
+
+.PHONY: vet
+vet: ## Run go vet and check formatting.
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [[ -n "$$unformatted" ]]; then echo "error: not gofmt-ed: $$unformatted" >&2; exit 1; fi
+	go vet ./...
+
+.PHONY: unit
+unit: ## Run the unit tests (no cluster needed).
+	go test ./api/... ./chapters/... ./operator/... ./scripts/... ./tests/framework/...
+
+.PHONY: bench
+bench: ## Run the benchmarks.
+	go test -run '^$$' -bench . -benchmem ./chapters/...
+
+.PHONY: diff-chapter
+diff-chapter: ## Show the code diff that chapter N adds to chapter N-1: make diff-chapter 5
+	$(call check_chapter,2)
+	@scripts/diff-chapter.sh $(CHAPTER)
+
+##@ Cluster
+
+.PHONY: kubernetes
+kubernetes: ## Build the Kubernetes binaries for the local cluster (cached by version; ~20 min cold).
+	@scripts/build-kubernetes.sh $(KUBERNETES_VERSION) $(ETCD_VERSION)
+
+.PHONY: cluster-up
+cluster-up: ## Start the test cluster (CLUSTER=local) or reuse a running one; prints export KUBECONFIG=...
+ifeq ($(CLUSTER),local)
+	@$(MAKE) --no-print-directory kubernetes
+	@go build -o $(BIN)/cluster ./scripts/cluster
+	@$(BIN)/cluster up --bin-dir $(KUBERNETES_BIN) --state-dir $(LOCAL_CLUSTER_DIR)
+else ifeq ($(CLUSTER),existing)
+	@test -n "$${KUBECONFIG:-}" || { echo "error: CLUSTER=existing needs KUBECONFIG" >&2; exit 2; }
+	@echo "export KUBECONFIG=$$KUBECONFIG"
+else
+	@echo "error: unknown CLUSTER '$(CLUSTER)' (choose local or existing)" >&2; exit 2
+endif
+
+.PHONY: cluster-down
+cluster-down: ## Stop the local cluster.
+	@go build -o $(BIN)/cluster ./scripts/cluster
+	@$(BIN)/cluster down --state-dir $(LOCAL_CLUSTER_DIR)
+
+.PHONY: install
+install: ## Install the CRD into the cluster of the current KUBECONFIG (the local one if it runs).
+	@$(call with_kubeconfig) $(KUBECTL_CMD) apply --server-side -f config/crd/bases
+	@$(call with_kubeconfig) $(KUBECTL_CMD) wait --for condition=Established --timeout=60s crd/redis.myapp.example.com
+
+.PHONY: run
+run: build install ## Run chapter N's operator against the cluster: make run 5 (or CHAPTER=5)
+	$(call check_chapter,1)
+	@$(call with_kubeconfig) $(BIN)/operator --chapter $(CHAPTER) --metrics-bind-address :8080
+
+##@ Tests
+
+.PHONY: test-chapter
+test-chapter: $(GINKGO) build cluster-up ## Run chapter N's end-to-end suite: make test-chapter 5
+	$(call check_chapter,1)
+	@$(call with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(GINKGO) -v --no-color=$(NO_COLOR) tests/chapter$(NN)
+
+.PHONY: test-chapters
+test-chapters: $(GINKGO) build cluster-up ## Run every chapter's end-to-end suite.
+	@$(call with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(GINKGO) -v --no-color=$(NO_COLOR) $(addprefix tests/chapter,$(shell seq -f %02g 1 $(LATEST_CHAPTER)))
+
+.PHONY: test
+test: vet verify-manifests unit test-chapters ## Everything CI runs: checks, unit tests and every chapter's suite.
+
+.PHONY: clean
+clean: cluster-down ## Stop the local cluster and remove bin/ and _output/ (the Kubernetes cache stays).
+	rm -rf $(BIN) _output
+
+# ---- helpers ----------------------------------------------------------------
+NO_COLOR ?= $(if $(CI),true,false)
+KUBECTL_CMD = $(if $(wildcard $(KUBECTL)),$(KUBECTL),kubectl)
+# The local cluster's kubeconfig wins while it runs, unless CLUSTER=existing.
+with_kubeconfig = $(if $(and $(filter local,$(CLUSTER)),$(wildcard $(LOCAL_CLUSTER_DIR)/kubeconfig)),KUBECONFIG=$(LOCAL_CLUSTER_DIR)/kubeconfig)
+
+$(CONTROLLER_GEN):
+	GOBIN=$(BIN) go install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_TOOLS_VERSION)
+	mv $(BIN)/controller-gen $@
+
+$(GINKGO):
+	@test -n "$(GINKGO_VERSION)" || { echo "error: cannot read the Ginkgo version from go.mod" >&2; exit 1; }
+	GOBIN=$(BIN) go install github.com/onsi/ginkgo/v2/ginkgo@$(GINKGO_VERSION)
+	mv $(BIN)/ginkgo $@

@@ -1,0 +1,25 @@
+// Package v1 contains the v1 API of the myapp.example.com group: the Redis
+// custom resource that every chapter's operator reconciles.
+//
+// +kubebuilder:object:generate=true
+// +groupName=myapp.example.com
+package v1
+
+import (
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/scheme"
+)
+
+var (
+	// GroupVersion is the group and version of every type in this package;
+	// the operator registers it and uses it to recognise its own owner
+	// references.
+	GroupVersion = schema.GroupVersion{Group: "myapp.example.com", Version: "v1"}
+
+	// SchemeBuilder registers this package's types with a runtime.Scheme.
+	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
+
+	// AddToScheme adds this package's types to a scheme, so that clients can
+	// encode and decode them.
+	AddToScheme = SchemeBuilder.AddToScheme
+)

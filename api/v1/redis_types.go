@@ -1,0 +1,85 @@
+package v1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+const (
+	// MaxReplicas bounds spec.replicas. A tutorial operator that can be asked
+	// for a million pods with one typo is a hazard, and the bound keeps every
+	// pod index short enough for the name limit below.
+	MaxReplicas = 10
+
+	// MaxNameLength bounds metadata.name so that "<name>-<index>" is always a
+	// valid pod name and the name part of a per-pod finalizer
+	// ("myapp.example.com/<name>-<index>") stays within the 63 characters a
+	// qualified name allows: 60 + len("-9") = 62.
+	MaxNameLength = 60
+
+	// DefaultImage is the container image of a Redis pod when spec.image is
+	// empty. The offline kind node image provides an image of this name.
+	DefaultImage = "redis:7.2"
+)
+
+// RedisSpec is what the user asks for.
+type RedisSpec struct {
+	// Replicas is how many pods the operator keeps, named <name>-0 to
+	// <name>-(replicas-1).
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=10
+	// +kubebuilder:default=1
+	// +optional
+	Replicas int32 `json:"replicas"`
+
+	// Image is the container image the pods run.
+	// +kubebuilder:default="redis:7.2"
+	// +kubebuilder:validation:MinLength=1
+	// +optional
+	Image string `json:"image,omitempty"`
+}
+
+// RedisStatus is what the operator observed. It stays empty until chapter 6
+// fills it; the subresource exists from the start so that the CRD does not
+// change shape between chapters.
+type RedisStatus struct {
+	// Replicas is the number of pods that exist for this Redis.
+	// +optional
+	Replicas int32 `json:"replicas,omitempty"`
+
+	// Conditions describe the latest observations of the Redis' state.
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// Redis asks the operator for a set of Redis pods.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Namespaced
+// +kubebuilder:printcolumn:name="Replicas",type=integer,JSONPath=`.spec.replicas`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 60",message="metadata.name must be at most 60 characters, so that <name>-<index> is a valid pod name and finalizer"
+type Redis struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +optional
+	Spec RedisSpec `json:"spec,omitempty"`
+	// +optional
+	Status RedisStatus `json:"status,omitempty"`
+}
+
+// RedisList is a list of Redis objects; clients and informers need it.
+//
+// +kubebuilder:object:root=true
+type RedisList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Redis `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&Redis{}, &RedisList{})
+}

@@ -1,0 +1,502 @@
+// Package localcluster runs a small but real Kubernetes cluster on loopback
+// without Docker: etcd and kube-apiserver (started through envtest's control
+// plane, which manages their certificates, ports and users), the real
+// kube-controller-manager (so the garbage collector and the namespace
+// controller run), kube-scheduler, and a kubemark hollow node: the real
+// kubelet code with a fake container runtime, so pods are scheduled, reach
+// Running and go through kubelet termination when deleted.
+//
+// All binaries come from one directory (see scripts/build-kubernetes.sh),
+// built from Go sources at the version the Makefile pins.
+//
+// Run keeps the cluster in the foreground until its context ends. Up starts
+// Run in a detached background process and returns once the cluster is
+// ready, or reuses one that is already running; Down stops it.
+package localcluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+// Files in the state directory. The kubeconfig is the one users export; the
+// pid file names the process that owns the cluster; the ready file appears
+// once every component is up.
+const (
+	KubeconfigFile = "kubeconfig"
+	pidFile        = "cluster.pid"
+	readyFile      = "ready"
+	logFile        = "cluster.log"
+	nodeName       = "hollow-node-1"
+)
+
+// Components are the binaries Run needs in BinDir.
+var Components = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubemark"}
+
+// Options says where the binaries are and where the cluster keeps its state.
+type Options struct {
+	// BinDir holds etcd, kube-apiserver, kube-controller-manager,
+	// kube-scheduler and kubemark.
+	BinDir string
+	// StateDir holds the kubeconfig, the pid file and every component's log.
+	StateDir string
+}
+
+// KubeconfigPath is where a running cluster's admin kubeconfig is written.
+func (o Options) KubeconfigPath() string { return filepath.Join(o.StateDir, KubeconfigFile) }
+
+// LogDir holds one log file per component.
+func (o Options) LogDir() string { return filepath.Join(o.StateDir, "logs") }
+
+// MissingBinaries lists the components that are not in BinDir.
+func (o Options) MissingBinaries() []string {
+	var missing []string
+	for _, c := range Components {
+		if fi, err := os.Stat(filepath.Join(o.BinDir, c)); err != nil || fi.IsDir() {
+			missing = append(missing, c)
+		}
+	}
+	return missing
+}
+
+// Running reports the pid of the process that owns a ready cluster in
+// StateDir, or 0 if there is none.
+func (o Options) Running() int {
+	pid := readPid(filepath.Join(o.StateDir, pidFile))
+	if pid == 0 || !alive(pid) {
+		return 0
+	}
+	if _, err := os.Stat(filepath.Join(o.StateDir, readyFile)); err != nil {
+		return 0
+	}
+	return pid
+}
+
+// Up returns once a cluster is ready in StateDir, starting one with
+// `self run` in a detached process if none is running. self is the path of a
+// binary whose "run" subcommand calls Run with the same options. Progress
+// goes to progress.
+func Up(ctx context.Context, o Options, self []string, progress io.Writer) error {
+	if pid := o.Running(); pid != 0 {
+		if err := healthy(ctx, o.KubeconfigPath()); err == nil {
+			fmt.Fprintf(progress, "Local cluster already running (pid %d)\n", pid)
+			return nil
+		}
+		fmt.Fprintf(progress, "Local cluster (pid %d) does not answer; restarting it\n", pid)
+		if err := Down(o, progress); err != nil {
+			return err
+		}
+	}
+	if missing := o.MissingBinaries(); len(missing) > 0 {
+		return fmt.Errorf("missing Kubernetes binaries in %s: %s (build them with `make kubernetes`)",
+			o.BinDir, strings.Join(missing, ", "))
+	}
+	if err := os.MkdirAll(o.StateDir, 0o755); err != nil {
+		return err
+	}
+	_ = os.Remove(filepath.Join(o.StateDir, readyFile))
+
+	logPath := filepath.Join(o.StateDir, logFile)
+	logf, err := os.Create(logPath)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	cmd := exec.Command(self[0], self[1:]...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	// A new session: the cluster outlives this command and does not get the
+	// terminal's Ctrl-C meant for it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	fmt.Fprintf(progress, "Starting local cluster (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubemark node); log: %s\n", logPath)
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting local cluster: %w", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+
+	ticker := time.NewTicker(250 * time.Millisecond)
+	defer ticker.Stop()
+	timeout := time.After(3 * time.Minute)
+	for {
+		select {
+		case err := <-exited:
+			return fmt.Errorf("local cluster exited during start-up (%v); last lines of %s:\n%s", err, logPath, tail(logPath, 20))
+		case <-timeout:
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			return fmt.Errorf("local cluster not ready after 3 minutes; see %s:\n%s", logPath, tail(logPath, 20))
+		case <-ctx.Done():
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			return ctx.Err()
+		case <-ticker.C:
+			if o.Running() != 0 {
+				fmt.Fprintf(progress, "Local cluster ready in %.1fs\n", time.Since(start).Seconds())
+				// Let the child go: it is its own session and lives on.
+				_ = cmd.Process.Release()
+				return nil
+			}
+		}
+	}
+}
+
+// Down stops the cluster in StateDir, if any, and waits for it to exit.
+func Down(o Options, progress io.Writer) error {
+	pidPath := filepath.Join(o.StateDir, pidFile)
+	pid := readPid(pidPath)
+	if pid == 0 || !alive(pid) {
+		fmt.Fprintln(progress, "No local cluster running")
+		_ = os.Remove(pidPath)
+		_ = os.Remove(filepath.Join(o.StateDir, readyFile))
+		return nil
+	}
+	fmt.Fprintf(progress, "Stopping local cluster (pid %d)\n", pid)
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+		return fmt.Errorf("stopping local cluster: %w", err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+			return fmt.Errorf("local cluster (pid %d) did not stop within 60s; killed its process group", pid)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	fmt.Fprintln(progress, "Local cluster stopped")
+	return nil
+}
+
+// Run starts every component, writes the kubeconfig and the ready file, and
+// keeps the cluster up until ctx ends; then it stops everything and removes
+// what the components left in the temp directory.
+func Run(ctx context.Context, o Options) (retErr error) {
+	logDir := o.LogDir()
+	if err := os.MkdirAll(logDir, 0o755); err != nil {
+		return err
+	}
+	pidPath := filepath.Join(o.StateDir, pidFile)
+	if err := os.WriteFile(pidPath, []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+		return err
+	}
+	defer os.Remove(pidPath)
+	defer os.Remove(filepath.Join(o.StateDir, readyFile))
+
+	openLog := func(name string) (*os.File, error) { return os.Create(filepath.Join(logDir, name+".log")) }
+	etcdLog, err := openLog("etcd")
+	if err != nil {
+		return err
+	}
+	defer etcdLog.Close()
+	apiLog, err := openLog("kube-apiserver")
+	if err != nil {
+		return err
+	}
+	defer apiLog.Close()
+
+	plane := &envtest.ControlPlane{
+		Etcd: &envtest.Etcd{
+			Path: filepath.Join(o.BinDir, "etcd"),
+			Out:  etcdLog, Err: etcdLog,
+			StartTimeout: time.Minute,
+		},
+		APIServer: &envtest.APIServer{
+			Path: filepath.Join(o.BinDir, "kube-apiserver"),
+			Out:  apiLog, Err: apiLog,
+			StartTimeout: 2 * time.Minute,
+			StopTimeout:  time.Minute,
+		},
+	}
+	plane.Etcd.Configure().Set("unsafe-no-fsync", "true")
+	api := plane.APIServer.Configure()
+	// envtest turns the ServiceAccount admission plugin off because it runs
+	// no controller manager. This cluster does, so it behaves like a real one.
+	api.Disable("disable-admission-plugins")
+	api.Set("authorization-mode", "Node", "RBAC")
+	api.Set("endpoint-reconciler-type", "none")
+
+	log("Starting etcd and kube-apiserver")
+	if err := plane.Start(); err != nil {
+		return fmt.Errorf("starting etcd and kube-apiserver: %w", err)
+	}
+	defer func() {
+		log("Stopping kube-apiserver and etcd")
+		if err := plane.Stop(); err != nil && retErr == nil {
+			retErr = err
+		}
+	}()
+
+	certDir := plane.APIServer.CertDir
+	caPath := filepath.Join(certDir, "serving-ca.crt")
+	if err := os.WriteFile(caPath, plane.APIServer.SecureServing.CA, 0o644); err != nil {
+		return err
+	}
+	kubeconfigFor := func(name string, user envtest.User) (string, error) {
+		u, err := plane.AddUser(user, nil)
+		if err != nil {
+			return "", err
+		}
+		data, err := u.KubeConfig()
+		if err != nil {
+			return "", err
+		}
+		path := filepath.Join(o.StateDir, name+".kubeconfig")
+		return path, os.WriteFile(path, data, 0o600)
+	}
+	kcmConfig, err := kubeconfigFor("kube-controller-manager", envtest.User{Name: "system:kube-controller-manager"})
+	if err != nil {
+		return err
+	}
+	schedConfig, err := kubeconfigFor("kube-scheduler", envtest.User{Name: "system:kube-scheduler"})
+	if err != nil {
+		return err
+	}
+	nodeConfig, err := kubeconfigFor("kubelet", envtest.User{Name: "system:node:" + nodeName, Groups: []string{"system:nodes"}})
+	if err != nil {
+		return err
+	}
+
+	// kubemark's hollow kubelet creates its root directory and sockets in
+	// the temp directory; give it one of its own and remove it afterwards.
+	kubeletTmp := filepath.Join(o.StateDir, "kubelet-tmp")
+	_ = os.RemoveAll(kubeletTmp)
+	if err := os.MkdirAll(kubeletTmp, 0o755); err != nil {
+		return err
+	}
+	defer os.RemoveAll(kubeletTmp)
+	kubeletPort, err := freePort()
+	if err != nil {
+		return err
+	}
+
+	procs := []*component{
+		{name: "kube-controller-manager", args: []string{
+			"--kubeconfig=" + kcmConfig,
+			"--use-service-account-credentials=true",
+			"--service-account-private-key-file=" + filepath.Join(certDir, "sa-signer.key"),
+			"--root-ca-file=" + caPath,
+			"--leader-elect=false",
+			"--secure-port=0",
+			"--controllers=*",
+		}},
+		{name: "kube-scheduler", args: []string{
+			"--kubeconfig=" + schedConfig,
+			"--leader-elect=false",
+			"--secure-port=0",
+		}},
+		{name: "kubemark", env: []string{"TMPDIR=" + kubeletTmp}, args: []string{
+			"--morph=kubelet",
+			"--name=" + nodeName,
+			"--kubeconfig=" + nodeConfig,
+			"--use-host-image-service=false",
+			"--kubelet-port=" + strconv.Itoa(kubeletPort),
+			"--kubelet-read-only-port=0",
+		}},
+	}
+	for _, p := range procs {
+		log("Starting " + p.name)
+		if err := p.start(o.BinDir, logDir); err != nil {
+			return err
+		}
+		defer p.stop()
+	}
+
+	admin, err := kubeconfigFor("admin", envtest.User{Name: "admin", Groups: []string{"system:masters"}})
+	if err != nil {
+		return err
+	}
+	log("Waiting for node " + nodeName + " to be Ready and the default service account to exist")
+	if err := waitReady(ctx, admin, procs); err != nil {
+		return err
+	}
+	// Publish the admin kubeconfig under its well-known name only now, so a
+	// kubeconfig that exists always points at a ready cluster.
+	if err := os.Rename(admin, o.KubeconfigPath()); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(o.StateDir, readyFile), nil, 0o644); err != nil {
+		return err
+	}
+	log("Cluster ready; kubeconfig: " + o.KubeconfigPath())
+
+	select {
+	case <-ctx.Done():
+		log("Shutting down")
+		return nil
+	case err := <-firstExit(procs):
+		return err
+	}
+}
+
+// waitReady waits until the node is Ready and the service-account
+// controller has made the default namespace usable for pods.
+func waitReady(ctx context.Context, kubeconfig string, procs []*component) error {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return err
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	exits := firstExit(procs)
+	for {
+		if nodeReady(ctx, cs) && saExists(ctx, cs) {
+			return nil
+		}
+		select {
+		case err := <-exits:
+			return err
+		case <-ctx.Done():
+			return fmt.Errorf("node %s not Ready or default service account missing: %w", nodeName, ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+func nodeReady(ctx context.Context, cs kubernetes.Interface) bool {
+	node, err := cs.CoreV1().Nodes().Get(ctx, nodeName, metav1.GetOptions{})
+	if err != nil {
+		return false
+	}
+	for _, c := range node.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func saExists(ctx context.Context, cs kubernetes.Interface) bool {
+	_, err := cs.CoreV1().ServiceAccounts(metav1.NamespaceDefault).Get(ctx, "default", metav1.GetOptions{})
+	return err == nil
+}
+
+// healthy asks the API server behind kubeconfig for /readyz.
+func healthy(ctx context.Context, kubeconfig string) error {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return err
+	}
+	cfg.Timeout = 5 * time.Second
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	return cs.Discovery().RESTClient().Get().AbsPath("/readyz").Do(ctx).Error()
+}
+
+// component is one cluster process that is not managed by envtest.
+type component struct {
+	name   string
+	args   []string
+	env    []string
+	cmd  *exec.Cmd
+	done chan struct{} // closed when the process has exited
+	err  error         // why it exited; valid once done is closed
+}
+
+func (c *component) start(binDir, logDir string) error {
+	out, err := os.Create(filepath.Join(logDir, c.name+".log"))
+	if err != nil {
+		return err
+	}
+	c.cmd = exec.Command(filepath.Join(binDir, c.name), c.args...)
+	c.cmd.Env = append(os.Environ(), c.env...)
+	c.cmd.Stdout, c.cmd.Stderr = out, out
+	// If this process dies without stopping its children, they die too.
+	c.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := c.cmd.Start(); err != nil {
+		out.Close()
+		return fmt.Errorf("starting %s: %w", c.name, err)
+	}
+	c.done = make(chan struct{})
+	go func() {
+		err := c.cmd.Wait()
+		out.Close()
+		c.err = fmt.Errorf("%s exited unexpectedly (%v); see %s", c.name, err, out.Name())
+		close(c.done)
+	}()
+	return nil
+}
+
+func (c *component) stop() {
+	log("Stopping " + c.name)
+	_ = c.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-c.done:
+	case <-time.After(20 * time.Second):
+		_ = c.cmd.Process.Kill()
+		<-c.done
+	}
+}
+
+// firstExit reports the first component that exits.
+func firstExit(procs []*component) <-chan error {
+	ch := make(chan error, len(procs))
+	for _, p := range procs {
+		go func() {
+			<-p.done
+			ch <- p.err
+		}()
+	}
+	return ch
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func readPid(path string) int {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		return 0
+	}
+	return pid
+}
+
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+func tail(path string, n int) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+func log(msg string) {
+	fmt.Fprintf(os.Stderr, "%s %s\n", time.Now().Format("15:04:05.000"), msg)
+}
