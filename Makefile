@@ -24,7 +24,7 @@ CLUSTER ?= local
 CHAPTERS := $(sort $(patsubst chapters/%/,%,$(wildcard chapters/*/)))
 LATEST_CHAPTER := $(words $(CHAPTERS))
 
-export KUBERNETES_VERSION CLUSTER LOCAL_CLUSTER_DIR
+export KUBERNETES_VERSION CLUSTER LOCAL_CLUSTER_DIR OPERATOR_CHAPTER
 # The suites and `make run` use the kubectl built at the cluster's version.
 export KUBECTL ?= $(KUBERNETES_BIN)/kubectl
 

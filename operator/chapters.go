@@ -4,6 +4,10 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	ch01 "example.com/redis-operator/chapters/01-create-pods"
+	ch02 "example.com/redis-operator/chapters/02-finalizer-tracking"
+	ch03 "example.com/redis-operator/chapters/03-owner-references"
+	ch04 "example.com/redis-operator/chapters/04-watch-pod-deletes"
+	ch05 "example.com/redis-operator/chapters/05-rebuild-pods"
 )
 
 // chapterSetup wires one chapter's reconciler into a manager.
@@ -16,4 +20,8 @@ type chapterSetup struct {
 // chapters lists every chapter in order; the last one is the default.
 var chapters = []chapterSetup{
 	{1, "create-pods", func(mgr ctrl.Manager) error { return ch01.NewRedisReconciler(mgr).SetupWithManager(mgr) }},
+	{2, "finalizer-tracking", func(mgr ctrl.Manager) error { return ch02.NewRedisReconciler(mgr).SetupWithManager(mgr) }},
+	{3, "owner-references", func(mgr ctrl.Manager) error { return ch03.NewRedisReconciler(mgr).SetupWithManager(mgr) }},
+	{4, "watch-pod-deletes", func(mgr ctrl.Manager) error { return ch04.NewRedisReconciler(mgr).SetupWithManager(mgr) }},
+	{5, "rebuild-pods", func(mgr ctrl.Manager) error { return ch05.NewRedisReconciler(mgr).SetupWithManager(mgr) }},
 }

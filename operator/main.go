@@ -137,4 +137,3 @@ func findChapter(n int) (chapterSetup, error) {
 	return chapterSetup{}, fmt.Errorf("--chapter must be between %d and %d, got %d",
 		chapters[0].number, chapters[len(chapters)-1].number, n)
 }
-

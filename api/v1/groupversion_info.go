@@ -10,11 +10,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/scheme"
 )
 
+// GroupName is the API group of the Redis resource; it also qualifies the
+// operator's finalizers.
+const GroupName = "myapp.example.com"
+
 var (
 	// GroupVersion is the group and version of every type in this package;
 	// the operator registers it and uses it to recognise its own owner
 	// references.
-	GroupVersion = schema.GroupVersion{Group: "myapp.example.com", Version: "v1"}
+	GroupVersion = schema.GroupVersion{Group: GroupName, Version: "v1"}
 
 	// SchemeBuilder registers this package's types with a runtime.Scheme.
 	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -63,12 +64,14 @@ func (r *RedisReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 // reconcileNormal creates the pods <name>-0 to <name>-(replicas-1) that do
 // not exist yet.
 func (r *RedisReconciler) reconcileNormal(ctx context.Context, redis *myappv1.Redis) (ctrl.Result, error) {
+	var errs []error
 	for i := int32(0); i < redis.Spec.Replicas; i++ {
+		// One pod that cannot be created does not hold up the others.
 		if err := r.ensurePod(ctx, redis, PodName(redis, i)); err != nil {
-			return ctrl.Result{}, err
+			errs = append(errs, err)
 		}
 	}
-	return ctrl.Result{}, nil
+	return ctrl.Result{}, errors.Join(errs...)
 }
 
 // ensurePod creates the named pod unless it exists. The name is

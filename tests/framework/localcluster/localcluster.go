@@ -404,9 +404,9 @@ func healthy(ctx context.Context, kubeconfig string) error {
 
 // component is one cluster process that is not managed by envtest.
 type component struct {
-	name   string
-	args   []string
-	env    []string
+	name string
+	args []string
+	env  []string
 	cmd  *exec.Cmd
 	done chan struct{} // closed when the process has exited
 	err  error         // why it exited; valid once done is closed

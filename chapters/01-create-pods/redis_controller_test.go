@@ -1,0 +1,46 @@
+package controller
+
+import (
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	myappv1 "example.com/redis-operator/api/v1"
+)
+
+func testRedis() *myappv1.Redis {
+	return &myappv1.Redis{
+		TypeMeta:   metav1.TypeMeta{APIVersion: myappv1.GroupVersion.String(), Kind: "Redis"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "cache", UID: "uid-1"},
+		Spec:       myappv1.RedisSpec{Replicas: 2},
+	}
+}
+
+func TestPodName(t *testing.T) {
+	if got := PodName(testRedis(), 7); got != "cache-7" {
+		t.Errorf("PodName = %q, want cache-7", got)
+	}
+}
+
+func TestNewPod(t *testing.T) {
+	r := &RedisReconciler{}
+	redis := testRedis()
+	pod := newTestPod(t, r, redis)
+
+	if pod.Namespace != "ns" || pod.Name != "cache-0" {
+		t.Errorf("pod is %s/%s, want ns/cache-0", pod.Namespace, pod.Name)
+	}
+	for k, v := range map[string]string{LabelName: "redis", LabelInstance: "cache", LabelManagedBy: "redis-operator"} {
+		if pod.Labels[k] != v {
+			t.Errorf("label %s = %q, want %q", k, pod.Labels[k], v)
+		}
+	}
+	if got := pod.Spec.Containers[0].Image; got != myappv1.DefaultImage {
+		t.Errorf("image = %q, want the default %q when spec.image is empty", got, myappv1.DefaultImage)
+	}
+
+	redis.Spec.Image = "example.com/redis:8"
+	if got := newTestPod(t, r, redis).Spec.Containers[0].Image; got != "example.com/redis:8" {
+		t.Errorf("image = %q, want spec.image", got)
+	}
+}

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Shows the code that chapter N adds to chapter N-1: the diff of the two
+# chapter packages (reconciler and unit tests), without the README lessons.
+# Usage: scripts/diff-chapter.sh N
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+n=${1:?usage: $0 N}
+chapter_dir() {
+  local dirs=(chapters/"$(printf %02d "$1")"-*)
+  [[ -d ${dirs[0]} ]] || { echo "error: no chapter $1 in chapters/" >&2; exit 2; }
+  echo "${dirs[0]}"
+}
+prev=$(chapter_dir $((10#$n - 1)))
+cur=$(chapter_dir $((10#$n)))
+
+color=never
+[[ -t 1 ]] && color=always
+# diff exits 1 when the chapters differ, which is the point.
+diff -ruN --exclude=README.md --color="$color" "$prev" "$cur" || [[ $? == 1 ]]

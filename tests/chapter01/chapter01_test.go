@@ -1,0 +1,69 @@
+package chapter01
+
+import (
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"example.com/redis-operator/tests/framework"
+)
+
+var _ = Describe("A Redis", func() {
+	var ns string
+
+	BeforeEach(func(ctx SpecContext) {
+		ns = env.NewNamespace(ctx)
+	})
+
+	It("gets pods <name>-0 to <name>-(N-1) with the operator's labels", func(ctx SpecContext) {
+		env.CreateRedis(ctx, ns, "cache", 3)
+
+		pods, err := env.Pods(ctx, ns, "cache")
+		Expect(err).NotTo(HaveOccurred())
+		for _, pod := range pods {
+			Expect(pod.Labels).To(HaveKeyWithValue("app.kubernetes.io/name", "redis"))
+			Expect(pod.Labels).To(HaveKeyWithValue("app.kubernetes.io/instance", "cache"))
+			Expect(pod.Labels).To(HaveKeyWithValue("app.kubernetes.io/managed-by", "redis-operator"))
+			Expect(pod.Spec.Containers).To(HaveLen(1))
+			Expect(pod.Spec.Containers[0].Image).To(Equal("redis:7.2"), "the CRD defaults spec.image")
+		}
+	})
+
+	It("keeps exactly its pods when reconciled again", func(ctx SpecContext) {
+		env.CreateRedis(ctx, ns, "cache", 2)
+		uids := env.PodUIDs(ctx, ns, "cache")
+
+		By("changing the Redis so that it is reconciled again")
+		env.MustKubectl(ctx, "label", "redis", "cache", "-n", ns, "touched=yes")
+		Consistently(func() map[string]string { return env.PodUIDs(ctx, ns, "cache") }).
+			WithContext(ctx).Should(Equal(uids), "pods were recreated or duplicated")
+	})
+
+	DescribeTable("with invalid replicas is refused by kubectl apply",
+		func(ctx SpecContext, replicas string, message string) {
+			out, err := env.Apply(ctx, framework.RedisManifest(ns, "bad", replicas))
+			Expect(err).To(HaveOccurred(), "kubectl apply accepted replicas %s: %s", replicas, out)
+			Expect(err.Error()).To(ContainSubstring(message))
+			_, err = env.Kubectl.Run(ctx, "get", "redis", "bad", "-n", ns)
+			Expect(err).To(MatchError(ContainSubstring("NotFound")))
+		},
+		Entry("negative", "-1", "should be greater than or equal to 0"),
+		Entry("over the maximum", "11", "should be less than or equal to 10"),
+		Entry("not a number", `"three"`, `must be of type integer`),
+	)
+
+	It("with a name too long for its pod names is refused", func(ctx SpecContext) {
+		_, err := env.Apply(ctx, framework.RedisManifest(ns, strings.Repeat("r", 61), 1))
+		Expect(err).To(MatchError(ContainSubstring("metadata.name must be at most 60 characters")))
+	})
+
+	It("leaves its pods behind when deleted (the limitation chapter 2 fixes)", func(ctx SpecContext) {
+		env.CreateRedis(ctx, ns, "cache", 2)
+
+		env.MustKubectl(ctx, "delete", "redis", "cache", "-n", ns)
+		env.ExpectGone(ctx, ns, "redis/cache")
+		Consistently(env.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).
+			Should(Equal(framework.PodNames("cache", 2)), "nothing deletes the pods in chapter 1")
+	})
+})

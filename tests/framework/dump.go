@@ -1,0 +1,39 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best dot-imported.
+)
+
+// Dump adds what someone debugging a failed spec wants first to the spec's
+// report: the operator's log, the namespace's events, `kubectl describe`
+// of the Redis objects and pods, and the tail of the cluster's logs.
+func (e *Env) Dump(ctx context.Context, ns string) {
+	AddReportEntry("operator log (last 150 lines of "+e.Operator.LogPath+")", Tail(e.Operator.LogPath, 150))
+	for _, args := range [][]string{
+		{"events", "-n", ns},
+		{"describe", "redis", "-n", ns},
+		{"describe", "pods", "-n", ns},
+	} {
+		out, err := e.Kubectl.Run(ctx, args...)
+		if err != nil {
+			out += "\n" + err.Error()
+		}
+		AddReportEntry("kubectl "+strings.Join(args, " "), out)
+	}
+	if e.Cluster.LogDir == "" {
+		return
+	}
+	logs, _ := filepath.Glob(filepath.Join(e.Cluster.LogDir, "*.log"))
+	sort.Strings(logs)
+	for _, l := range logs {
+		AddReportEntry(fmt.Sprintf("%s (last 30 lines)", filepath.Base(l)), Tail(l, 30))
+	}
+	_ = os.Stderr.Sync()
+}
