@@ -186,6 +186,10 @@ func (r *RedisReconciler) ensurePod(ctx context.Context, redis *myappv1.Redis, n
 			// controls the pod that is there.
 			return fmt.Errorf("pod %s appeared while creating it: %w", name, err)
 		}
+		if apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause) {
+			// The namespace is going, and the Redis with it: nothing to retry.
+			return nil
+		}
 		r.Recorder.Eventf(redis, nil, corev1.EventTypeWarning, ReasonFailedCreate, "CreatePod",
 			"Failed to create pod %s: %v", name, err)
 		return fmt.Errorf("creating pod %s: %w", name, err)
