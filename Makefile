@@ -39,10 +39,11 @@ endif
 CHAPTER ?= $(or $(CHAPTER_ARG),$(LATEST_CHAPTER))
 NN = $(shell printf %02d '$(CHAPTER)' 2>/dev/null)
 
-define check_chapter
-	@if ! [[ '$(CHAPTER)' =~ ^[0-9]+$$ ]] || (( 10#$(CHAPTER) < $(1) || 10#$(CHAPTER) > $(LATEST_CHAPTER) )); then \
-	  echo "error: chapter must be a number from $(1) to $(LATEST_CHAPTER), got '$(CHAPTER)' (chapters: $(CHAPTERS))" >&2; exit 2; fi
-endef
+# check-chapter-MIN fails unless CHAPTER is a chapter number >= MIN.
+# (Not .PHONY: make skips pattern rules for phony targets.)
+check-chapter-%:
+	@if ! [[ '$(CHAPTER)' =~ ^[0-9]+$$ ]] || (( 10#$(CHAPTER) < $* || 10#$(CHAPTER) > $(LATEST_CHAPTER) )); then \
+	  echo "error: chapter must be a number from $* to $(LATEST_CHAPTER), got '$(CHAPTER)' (chapters: $(CHAPTERS))" >&2; exit 2; fi
 
 .DEFAULT_GOAL := help
 
@@ -100,8 +101,7 @@ bench: ## Run the benchmarks.
 	go test -run '^$$' -bench . -benchmem ./chapters/...
 
 .PHONY: diff-chapter
-diff-chapter: ## Show the code diff that chapter N adds to chapter N-1: make diff-chapter 5
-	$(call check_chapter,2)
+diff-chapter: check-chapter-2 ## Show the code diff that chapter N adds to chapter N-1: make diff-chapter 5
 	@scripts/diff-chapter.sh $(CHAPTER)
 
 ##@ Cluster
@@ -134,15 +134,13 @@ install: ## Install the CRD into the cluster of the current KUBECONFIG (the loca
 	@$(call with_kubeconfig) $(KUBECTL_CMD) wait --for condition=Established --timeout=60s crd/redis.myapp.example.com
 
 .PHONY: run
-run: build install ## Run chapter N's operator against the cluster: make run 5 (or CHAPTER=5)
-	$(call check_chapter,1)
+run: check-chapter-1 build install ## Run chapter N's operator against the cluster: make run 5 (or CHAPTER=5)
 	@$(call with_kubeconfig) $(BIN)/operator --chapter $(CHAPTER) --metrics-bind-address :8080
 
 ##@ Tests
 
 .PHONY: test-chapter
-test-chapter: $(GINKGO) build cluster-up ## Run chapter N's end-to-end suite: make test-chapter 5
-	$(call check_chapter,1)
+test-chapter: check-chapter-1 $(GINKGO) build cluster-up ## Run chapter N's end-to-end suite: make test-chapter 5
 	@$(call with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(GINKGO) -v --no-color=$(NO_COLOR) tests/chapter$(NN)
 
 .PHONY: test-chapters

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Shows the code that chapter N adds to chapter N-1: the diff of the two
-# chapter packages (reconciler and unit tests), without the README lessons.
+# chapter packages (reconciler and unit tests), without the README lessons
+# and without the file timestamps that diff puts in its headers.
 # Usage: scripts/diff-chapter.sh N
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,7 +15,10 @@ chapter_dir() {
 prev=$(chapter_dir $((10#$n - 1)))
 cur=$(chapter_dir $((10#$n)))
 
-color=never
-[[ -t 1 ]] && color=always
-# diff exits 1 when the chapters differ, which is the point.
-diff -ruN --exclude=README.md --color="$color" "$prev" "$cur" || [[ $? == 1 ]]
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+# diff exits 1 when the chapters differ, which is the point; 2 is trouble.
+status=0
+diff -ruN --exclude=README.md "$prev" "$cur" >"$out" || status=$?
+(( status <= 1 )) || exit "$status"
+sed -E 's/^((---|\+\+\+) [^\t]+)\t.*$/\1/' "$out"

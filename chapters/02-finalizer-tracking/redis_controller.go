@@ -126,7 +126,12 @@ func (r *RedisReconciler) trackPods(ctx context.Context, redis *myappv1.Redis, n
 // someone deleted a pod first.
 func (r *RedisReconciler) reconcileDelete(ctx context.Context, redis *myappv1.Redis) (ctrl.Result, error) {
 	log := ctrl.LoggerFrom(ctx)
-	for _, name := range TrackedPods(redis) {
+	tracked := TrackedPods(redis)
+	if len(tracked) == 0 {
+		// Done already; what holds the Redis now is someone else's finalizer.
+		return ctrl.Result{}, nil
+	}
+	for _, name := range tracked {
 		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: redis.Namespace, Name: name}}
 		log.Info("Deleting pod", "Pod", klog.KObj(pod))
 		err := r.Delete(ctx, pod)

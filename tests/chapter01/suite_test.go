@@ -6,23 +6,11 @@ package chapter01
 import (
 	"testing"
 
-	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
-
 	"example.com/redis-operator/tests/framework"
 )
 
-var env *framework.Env
+var env = framework.NewSuite(1)
 
 func TestChapter01(t *testing.T) {
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "Chapter 1: create pods", Label("chapter-01"))
+	framework.RunSuite(t, env, "Chapter 1: create pods")
 }
-
-var _ = BeforeSuite(func(ctx SpecContext) {
-	env = framework.Setup(ctx, 1)
-}, NodeTimeout(framework.SetupTimeout))
-
-var _ = AfterSuite(func(ctx SpecContext) {
-	env.Teardown(ctx)
-}, NodeTimeout(framework.SetupTimeout))

@@ -6,23 +6,11 @@ package chapter02
 import (
 	"testing"
 
-	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
-
 	"example.com/redis-operator/tests/framework"
 )
 
-var env *framework.Env
+var env = framework.NewSuite(2)
 
 func TestChapter02(t *testing.T) {
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "Chapter 2: finalizer tracking", Label("chapter-02"))
+	framework.RunSuite(t, env, "Chapter 2: finalizer tracking")
 }
-
-var _ = BeforeSuite(func(ctx SpecContext) {
-	env = framework.Setup(ctx, 2)
-}, NodeTimeout(framework.SetupTimeout))
-
-var _ = AfterSuite(func(ctx SpecContext) {
-	env.Teardown(ctx)
-}, NodeTimeout(framework.SetupTimeout))

@@ -6,23 +6,11 @@ package chapter03
 import (
 	"testing"
 
-	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
-
 	"example.com/redis-operator/tests/framework"
 )
 
-var env *framework.Env
+var env = framework.NewSuite(3)
 
 func TestChapter03(t *testing.T) {
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "Chapter 3: owner references", Label("chapter-03"))
+	framework.RunSuite(t, env, "Chapter 3: owner references")
 }
-
-var _ = BeforeSuite(func(ctx SpecContext) {
-	env = framework.Setup(ctx, 3)
-}, NodeTimeout(framework.SetupTimeout))
-
-var _ = AfterSuite(func(ctx SpecContext) {
-	env.Teardown(ctx)
-}, NodeTimeout(framework.SetupTimeout))

@@ -6,23 +6,11 @@ package chapter04
 import (
 	"testing"
 
-	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
-
 	"example.com/redis-operator/tests/framework"
 )
 
-var env *framework.Env
+var env = framework.NewSuite(4)
 
 func TestChapter04(t *testing.T) {
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "Chapter 4: watch pod deletes", Label("chapter-04"))
+	framework.RunSuite(t, env, "Chapter 4: watch pod deletes")
 }
-
-var _ = BeforeSuite(func(ctx SpecContext) {
-	env = framework.Setup(ctx, 4)
-}, NodeTimeout(framework.SetupTimeout))
-
-var _ = AfterSuite(func(ctx SpecContext) {
-	env.Teardown(ctx)
-}, NodeTimeout(framework.SetupTimeout))

@@ -6,23 +6,11 @@ package chapter05
 import (
 	"testing"
 
-	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
-
 	"example.com/redis-operator/tests/framework"
 )
 
-var env *framework.Env
+var env = framework.NewSuite(5)
 
 func TestChapter05(t *testing.T) {
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "Chapter 5: rebuild pods", Label("chapter-05"))
+	framework.RunSuite(t, env, "Chapter 5: rebuild pods")
 }
-
-var _ = BeforeSuite(func(ctx SpecContext) {
-	env = framework.Setup(ctx, 5)
-}, NodeTimeout(framework.SetupTimeout))
-
-var _ = AfterSuite(func(ctx SpecContext) {
-	env.Teardown(ctx)
-}, NodeTimeout(framework.SetupTimeout))

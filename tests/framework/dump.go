@@ -3,19 +3,20 @@ package framework
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best dot-imported.
+
+	"example.com/redis-operator/tests/framework/logs"
 )
 
 // Dump adds what someone debugging a failed spec wants first to the spec's
 // report: the operator's log, the namespace's events, `kubectl describe`
 // of the Redis objects and pods, and the tail of the cluster's logs.
 func (e *Env) Dump(ctx context.Context, ns string) {
-	AddReportEntry("operator log (last 150 lines of "+e.Operator.LogPath+")", Tail(e.Operator.LogPath, 150))
+	AddReportEntry("operator log (last 150 lines of "+e.Operator.LogPath+")", logs.Tail(e.Operator.LogPath, 150))
 	for _, args := range [][]string{
 		{"events", "-n", ns},
 		{"describe", "redis", "-n", ns},
@@ -30,10 +31,9 @@ func (e *Env) Dump(ctx context.Context, ns string) {
 	if e.Cluster.LogDir == "" {
 		return
 	}
-	logs, _ := filepath.Glob(filepath.Join(e.Cluster.LogDir, "*.log"))
-	sort.Strings(logs)
-	for _, l := range logs {
-		AddReportEntry(fmt.Sprintf("%s (last 30 lines)", filepath.Base(l)), Tail(l, 30))
+	files, _ := filepath.Glob(filepath.Join(e.Cluster.LogDir, "*.log"))
+	sort.Strings(files)
+	for _, l := range files {
+		AddReportEntry(fmt.Sprintf("%s (last 30 lines)", filepath.Base(l)), logs.Tail(l, 30))
 	}
-	_ = os.Stderr.Sync()
 }

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best dot-imported.
@@ -40,18 +41,33 @@ type Env struct {
 	Operator *Operator
 }
 
-// Setup is called from a suite's BeforeSuite: it finds the cluster,
-// installs the CRD, and starts bin/operator --chapter N.
-func Setup(ctx context.Context, chapter int) *Env {
+// NewSuite registers the BeforeSuite and AfterSuite of chapter n's suite
+// and returns the Env they fill in: the cluster, the CRD installed, and
+// bin/operator --chapter n running.
+func NewSuite(chapter int) *Env {
+	env := &Env{Chapter: chapter}
+	BeforeSuite(func(ctx SpecContext) { env.setup(ctx) }, NodeTimeout(SetupTimeout))
+	AfterSuite(func(ctx SpecContext) { env.Teardown(ctx) }, NodeTimeout(SetupTimeout))
+	return env
+}
+
+// RunSuite runs a chapter's specs under the label chapter-NN.
+func RunSuite(t *testing.T, env *Env, title string) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, title, Label(fmt.Sprintf("chapter-%02d", env.Chapter)))
+}
+
+func (env *Env) setup(ctx context.Context) {
 	SetDefaultEventuallyTimeout(EventuallyTimeout)
 	SetDefaultEventuallyPollingInterval(PollingInterval)
 	SetDefaultConsistentlyDuration(ConsistentlyWindow)
 	SetDefaultConsistentlyPollingInterval(PollingInterval)
+	chapter := env.Chapter
 
 	cluster, err := ClusterFromEnv(ctx)
 	Expect(err).NotTo(HaveOccurred())
 	By(fmt.Sprintf("using the %s cluster (%s)", cluster.Provider, cluster.Kubeconfig))
-	env := &Env{Chapter: chapter, Cluster: cluster, Kubectl: NewKubectl(cluster.Kubeconfig)}
+	env.Cluster, env.Kubectl = cluster, NewKubectl(cluster.Kubeconfig)
 
 	By("installing the Redis CRD")
 	root := RepoRoot()
@@ -82,7 +98,6 @@ func Setup(ctx context.Context, chapter int) *Env {
 	_ = os.Remove(env.Operator.LogPath)
 	By(fmt.Sprintf("starting bin/operator --chapter %d (log: %s)", operatorChapter, env.Operator.LogPath))
 	Expect(env.Operator.Start(ctx)).To(Succeed())
-	return env
 }
 
 // Teardown waits for the suite's namespaces to be deleted while the

@@ -9,12 +9,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"example.com/redis-operator/tests/framework/logs"
 )
 
 // Operator is bin/operator running one chapter as a separate process
@@ -71,7 +72,7 @@ func (o *Operator) Start(ctx context.Context) error {
 	for {
 		select {
 		case <-o.done:
-			return fmt.Errorf("operator exited during start-up; its log %s ends with:\n%s", o.LogPath, Tail(o.LogPath, 20))
+			return fmt.Errorf("operator exited during start-up; its log %s ends with:\n%s", o.LogPath, logs.Tail(o.LogPath, 20))
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(200 * time.Millisecond):
@@ -159,17 +160,4 @@ func freeAddr() (string, error) {
 	}
 	defer l.Close()
 	return l.Addr().String(), nil
-}
-
-// Tail returns the last n lines of a file, or why it could not be read.
-func Tail(path string, n int) string {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err.Error()
-	}
-	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }

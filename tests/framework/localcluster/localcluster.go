@@ -33,6 +33,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"example.com/redis-operator/tests/framework/logs"
 )
 
 // Files in the state directory. The kubeconfig is the one users export; the
@@ -137,10 +139,10 @@ func Up(ctx context.Context, o Options, self []string, progress io.Writer) error
 	for {
 		select {
 		case err := <-exited:
-			return fmt.Errorf("local cluster exited during start-up (%v); last lines of %s:\n%s", err, logPath, tail(logPath, 20))
+			return fmt.Errorf("local cluster exited during start-up (%v); last lines of %s:\n%s", err, logPath, logs.Tail(logPath, 20))
 		case <-timeout:
 			_ = cmd.Process.Signal(syscall.SIGTERM)
-			return fmt.Errorf("local cluster not ready after 3 minutes; see %s:\n%s", logPath, tail(logPath, 20))
+			return fmt.Errorf("local cluster not ready after 3 minutes; see %s:\n%s", logPath, logs.Tail(logPath, 20))
 		case <-ctx.Done():
 			_ = cmd.Process.Signal(syscall.SIGTERM)
 			return ctx.Err()
@@ -195,6 +197,8 @@ func Run(ctx context.Context, o Options) (retErr error) {
 	}
 	defer os.Remove(pidPath)
 	defer os.Remove(filepath.Join(o.StateDir, readyFile))
+	// A kubeconfig left behind would point at a stopped API server.
+	defer os.Remove(o.KubeconfigPath())
 
 	openLog := func(name string) (*os.File, error) { return os.Create(filepath.Join(logDir, name+".log")) }
 	etcdLog, err := openLog("etcd")
@@ -483,18 +487,6 @@ func readPid(path string) int {
 func alive(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
-}
-
-func tail(path string, n int) string {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err.Error()
-	}
-	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }
 
 func log(msg string) {
