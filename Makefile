@@ -87,7 +87,8 @@ verify-manifests: $(CONTROLLER_GEN) ## Fail if the generated CRD, RBAC or deepco
 	echo "Generated files are up to date"
 
 .PHONY: vet
-vet: ## Run go vet and check formatting.
+vet: ## Run go vet, and check formatting and go.mod tidiness.
+	@go mod tidy -diff || { echo "error: go.mod/go.sum are not tidy; run 'go mod tidy'" >&2; exit 1; }
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [[ -n "$$unformatted" ]]; then echo "error: not gofmt-ed: $$unformatted" >&2; exit 1; fi
 	go vet ./...

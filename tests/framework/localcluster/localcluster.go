@@ -45,6 +45,7 @@ const (
 	pidFile        = "cluster.pid"
 	readyFile      = "ready"
 	logFile        = "cluster.log"
+	lockFile       = "up.lock"
 	nodeName       = "hollow-node-1"
 )
 
@@ -95,6 +96,17 @@ func (o Options) Running() int {
 // binary whose "run" subcommand calls Run with the same options. Progress
 // goes to progress.
 func Up(ctx context.Context, o Options, self []string, progress io.Writer) error {
+	if err := os.MkdirAll(o.StateDir, 0o755); err != nil {
+		return err
+	}
+	// Two `up`s at once (two suites, two terminals) must not both start a
+	// cluster in the same directory: the second waits for the first.
+	unlock, err := lock(filepath.Join(o.StateDir, lockFile), progress)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+
 	if pid := o.Running(); pid != 0 {
 		if err := healthy(ctx, o.KubeconfigPath()); err == nil {
 			fmt.Fprintf(progress, "Local cluster already running (pid %d)\n", pid)
@@ -109,8 +121,8 @@ func Up(ctx context.Context, o Options, self []string, progress io.Writer) error
 		return fmt.Errorf("missing Kubernetes binaries in %s: %s (build them with `make kubernetes`)",
 			o.BinDir, strings.Join(missing, ", "))
 	}
-	if err := os.MkdirAll(o.StateDir, 0o755); err != nil {
-		return err
+	if pid := readPid(filepath.Join(o.StateDir, pidFile)); pid != 0 && alive(pid) {
+		return fmt.Errorf("a local cluster (pid %d) is starting or stopping in %s; try again, or `make cluster-down`", pid, o.StateDir)
 	}
 	_ = os.Remove(filepath.Join(o.StateDir, readyFile))
 
@@ -192,6 +204,9 @@ func Run(ctx context.Context, o Options) (retErr error) {
 		return err
 	}
 	pidPath := filepath.Join(o.StateDir, pidFile)
+	if pid := readPid(pidPath); pid != 0 && pid != os.Getpid() && alive(pid) {
+		return fmt.Errorf("a local cluster (pid %d) already runs in %s", pid, o.StateDir)
+	}
 	if err := os.WriteFile(pidPath, []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
 		return err
 	}
@@ -461,6 +476,23 @@ func firstExit(procs []*component) <-chan error {
 		}()
 	}
 	return ch
+}
+
+// lock takes an exclusive lock on path, waiting for it if needed, and
+// returns the function that releases it.
+func lock(path string, progress io.Writer) (func(), error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		fmt.Fprintf(progress, "Waiting for another `cluster up` in %s\n", filepath.Dir(path))
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("locking %s: %w", path, err)
+		}
+	}
+	return func() { f.Close() }, nil
 }
 
 func freePort() (int, error) {
