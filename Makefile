@@ -142,11 +142,11 @@ run: check-chapter-1 build install ## Run chapter N's operator against the clust
 
 .PHONY: test-chapter
 test-chapter: check-chapter-1 $(GINKGO) build cluster-up ## Run chapter N's end-to-end suite: make test-chapter 5
-	@$(call with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(GINKGO) -v --no-color=$(NO_COLOR) tests/chapter$(NN)
+	@$(call with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(GINKGO) $(GINKGO_FLAGS) tests/chapter$(NN)
 
 .PHONY: test-chapters
 test-chapters: $(GINKGO) build cluster-up ## Run every chapter's end-to-end suite.
-	@$(call with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(GINKGO) -v --no-color=$(NO_COLOR) $(addprefix tests/chapter,$(shell seq -f %02g 1 $(LATEST_CHAPTER)))
+	@$(call with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(GINKGO) $(GINKGO_FLAGS) $(addprefix tests/chapter,$(shell seq -f %02g 1 $(LATEST_CHAPTER)))
 
 .PHONY: test
 test: vet verify-manifests unit test-chapters ## Everything CI runs: checks, unit tests and every chapter's suite.
@@ -157,6 +157,8 @@ clean: cluster-down ## Stop the local cluster and remove bin/ and _output/ (the 
 
 # ---- helpers ----------------------------------------------------------------
 NO_COLOR ?= $(if $(CI),true,false)
+# A suite that runs longer than this is stuck; Ginkgo then reports where.
+GINKGO_FLAGS ?= -v --timeout=20m --no-color=$(NO_COLOR)
 KUBECTL_CMD = $(if $(wildcard $(KUBECTL)),$(KUBECTL),kubectl)
 # The local cluster's kubeconfig wins while it runs, unless CLUSTER=existing.
 with_kubeconfig = $(if $(and $(filter local,$(CLUSTER)),$(wildcard $(LOCAL_CLUSTER_DIR)/kubeconfig)),KUBECONFIG=$(LOCAL_CLUSTER_DIR)/kubeconfig)

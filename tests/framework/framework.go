@@ -62,6 +62,10 @@ func (env *Env) setup(ctx context.Context) {
 	SetDefaultEventuallyPollingInterval(PollingInterval)
 	SetDefaultConsistentlyDuration(ConsistentlyWindow)
 	SetDefaultConsistentlyPollingInterval(PollingInterval)
+	// Specs pass their SpecContext to Eventually so that an interrupted run
+	// stops polling; without this, Gomega then ignores the default timeout
+	// and a spec whose condition never comes true waits forever.
+	EnforceDefaultTimeoutsWhenUsingContexts()
 	chapter := env.Chapter
 
 	cluster, err := ClusterFromEnv(ctx)
