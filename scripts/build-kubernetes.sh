@@ -96,18 +96,40 @@ for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
   ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.gitCommit=$commit -X $pkg.buildDate=$build_date"
 done
 
+# go build is silent for minutes; say every 30 s that it is still working.
+heartbeat() {
+  local what=$1 since
+  since=$(date +%s)
+  while sleep 30; do log "... still building $what ($(( $(date +%s) - since )) s)"; done
+}
+# build NAME ARGS...: go build with a heartbeat, into $OUT/NAME atomically.
+build() {
+  local name=$1; shift
+  heartbeat "$name" &
+  local beat=$!
+  local status=0
+  go build -trimpath -o "$OUT/$name.tmp" "$@" || status=$?
+  kill "$beat" 2>/dev/null || true
+  wait "$beat" 2>/dev/null || true
+  (( status == 0 )) || { log "error: building $name failed"; exit "$status"; }
+  mv "$OUT/$name.tmp" "$OUT/$name"
+}
+
 start=$(date +%s)
-log "Building etcd $ETCD_VERSION (about 2 minutes cold)"
-go build -trimpath -ldflags "-s -w" -o "$OUT/etcd.tmp" ./cmd/etcd && mv "$OUT/etcd.tmp" "$OUT/etcd"
+if [[ -x "$OUT/etcd" ]]; then
+  log "etcd cached"
+else
+  log "Building etcd $ETCD_VERSION (about 2 minutes cold)"
+  build etcd -ldflags "-s -w" ./cmd/etcd
+fi
 for c in kube-apiserver kube-controller-manager kube-scheduler kubemark kubectl; do
   [[ -x "$OUT/$c" ]] && { log "$c cached"; continue; }
   case $c in
-    kube-apiserver) hint="about 10 minutes cold, the longest step" ;;
+    kube-apiserver) hint="about 8 minutes cold, the longest step" ;;
     kube-controller-manager) hint="about 4 minutes cold" ;;
     *) hint="about 1 minute cold" ;;
   esac
   log "Building $c $K8S_VERSION ($hint)"
-  go build -trimpath -ldflags "$ldflags" -o "$OUT/$c.tmp" "k8s.io/kubernetes/cmd/$c"
-  mv "$OUT/$c.tmp" "$OUT/$c"
+  build "$c" -ldflags "$ldflags" "k8s.io/kubernetes/cmd/$c"
 done
 log "Kubernetes $K8S_VERSION built into $OUT in $(( $(date +%s) - start )) s"
