@@ -57,7 +57,7 @@ func RunSuite(t *testing.T, env *Env, title string) {
 	RunSpecs(t, title, Label(fmt.Sprintf("chapter-%02d", env.Chapter)))
 }
 
-func (env *Env) setup(ctx context.Context) {
+func (e *Env) setup(ctx context.Context) {
 	SetDefaultEventuallyTimeout(EventuallyTimeout)
 	SetDefaultEventuallyPollingInterval(PollingInterval)
 	SetDefaultConsistentlyDuration(ConsistentlyWindow)
@@ -66,17 +66,17 @@ func (env *Env) setup(ctx context.Context) {
 	// stops polling; without this, Gomega then ignores the default timeout
 	// and a spec whose condition never comes true waits forever.
 	EnforceDefaultTimeoutsWhenUsingContexts()
-	chapter := env.Chapter
+	chapter := e.Chapter
 
 	cluster, err := ClusterFromEnv(ctx)
 	Expect(err).NotTo(HaveOccurred())
 	By(fmt.Sprintf("using the %s cluster (%s)", cluster.Provider, cluster.Kubeconfig))
-	env.Cluster, env.Kubectl = cluster, NewKubectl(cluster.Kubeconfig)
+	e.Cluster, e.Kubectl = cluster, NewKubectl(cluster.Kubeconfig)
 
 	By("installing the Redis CRD")
 	root := RepoRoot()
-	env.MustKubectl(ctx, "apply", "--server-side", "--force-conflicts", "-f", filepath.Join(root, "config", "crd", "bases"))
-	env.MustKubectl(ctx, "wait", "--for", "condition=Established", "--timeout=60s", "crd/"+crdName)
+	e.MustKubectl(ctx, "apply", "--server-side", "--force-conflicts", "-f", filepath.Join(root, "config", "crd", "bases"))
+	e.MustKubectl(ctx, "wait", "--for", "condition=Established", "--timeout=60s", "crd/"+crdName)
 
 	binary := os.Getenv("OPERATOR_BIN")
 	if binary == "" {
@@ -93,15 +93,15 @@ func (env *Env) setup(ctx context.Context) {
 		operatorChapter, err = strconv.Atoi(v)
 		Expect(err).NotTo(HaveOccurred(), "OPERATOR_CHAPTER must be a chapter number")
 	}
-	env.Operator = &Operator{
+	e.Operator = &Operator{
 		Binary:     binary,
 		Chapter:    operatorChapter,
 		Kubeconfig: cluster.Kubeconfig,
 		LogPath:    filepath.Join(root, "_output", "logs", fmt.Sprintf("chapter%02d-operator.log", chapter)),
 	}
-	_ = os.Remove(env.Operator.LogPath)
-	By(fmt.Sprintf("starting bin/operator --chapter %d (log: %s)", operatorChapter, env.Operator.LogPath))
-	Expect(env.Operator.Start(ctx)).To(Succeed())
+	_ = os.Remove(e.Operator.LogPath)
+	By(fmt.Sprintf("starting bin/operator --chapter %d (log: %s)", operatorChapter, e.Operator.LogPath))
+	Expect(e.Operator.Start(ctx)).To(Succeed())
 }
 
 // Teardown waits for the suite's namespaces to be deleted while the
