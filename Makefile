@@ -58,8 +58,8 @@ help: ## Show this help.
 	@echo "Chapters: $(CHAPTERS)"
 
 .PHONY: demo
-demo: build kubernetes cluster-up install ## Show the latest chapter rebuilding a pod deleted with kubectl.
-	@scripts/demo.sh
+demo: build cluster-up install ## Show the latest chapter rebuilding a pod deleted with kubectl.
+	@$(call with_kubeconfig) scripts/demo.sh
 
 ##@ Development
 

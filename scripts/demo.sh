@@ -11,7 +11,8 @@ KUBECTL=${KUBECTL:-kubectl}
 NS=redis-demo
 LOG=_output/logs/demo-operator.log
 k() { "$KUBECTL" "$@"; }
-step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
+if [[ -t 1 ]]; then bold=$'\033[1m' plain=$'\033[0m'; else bold='' plain=''; fi
+step() { printf '\n%s==> %s%s\n' "$bold" "$*" "$plain"; }
 pods() { k get pods -n "$NS" -l app.kubernetes.io/instance=redis-sample \
   -o custom-columns=NAME:.metadata.name,UID:.metadata.uid,STATUS:.status.phase; }
 # wait_for DESCRIPTION COMMAND...: retry COMMAND until it succeeds, 90 s at most.
