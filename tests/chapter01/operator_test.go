@@ -1,0 +1,44 @@
+package chapter01
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gbytes"
+	"github.com/onsi/gomega/gexec"
+)
+
+// The operator binary says in one line what is wrong, instead of retrying
+// forever, when it cannot work at all.
+var _ = Describe("bin/operator", func() {
+	run := func(args ...string) *gexec.Session {
+		GinkgoHelper()
+		session, err := gexec.Start(exec.Command(env.Operator.Binary, args...), GinkgoWriter, GinkgoWriter)
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(session).Should(gexec.Exit(1))
+		return session
+	}
+
+	It("refuses an unknown chapter", func() {
+		session := run("--chapter", "99")
+		Expect(session.Err).To(gbytes.Say("--chapter must be between 1 and"))
+	})
+
+	It("says so when no API server answers", func() {
+		kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
+		Expect(os.WriteFile(kubeconfig, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: gone, cluster: {server: "https://127.0.0.1:1"}}]
+contexts: [{name: gone, context: {cluster: gone, user: nobody}}]
+users: [{name: nobody, user: {token: none}}]
+current-context: gone
+`), 0o600)).To(Succeed())
+
+		session := run("--kubeconfig", kubeconfig, "--health-probe-bind-address", "0")
+		Expect(session.Err).To(gbytes.Say(`cannot reach the Kubernetes API server at https://127.0.0.1:1`))
+		Expect(session.Err).To(gbytes.Say("make cluster-up"))
+	})
+})
