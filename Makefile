@@ -108,7 +108,7 @@ diff-chapter: check-chapter-2 ## Show the code diff that chapter N adds to chapt
 ##@ Cluster
 
 .PHONY: kubernetes
-kubernetes: ## Build the Kubernetes binaries for the local cluster (cached by version; ~20 min cold).
+kubernetes: ## Build the Kubernetes binaries for the local cluster (cached by version; ~14 min cold on 2 cores).
 	@scripts/build-kubernetes.sh $(KUBERNETES_VERSION) $(ETCD_VERSION)
 
 .PHONY: cluster-up
