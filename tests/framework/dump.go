@@ -9,14 +9,14 @@ import (
 
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best dot-imported.
 
-	"example.com/redis-operator/tests/framework/logs"
+	"example.com/redis-operator/tests/framework/proc"
 )
 
 // Dump adds what someone debugging a failed spec wants first to the spec's
 // report: the operator's log, the namespace's events, `kubectl describe`
 // of the Redis objects and pods, and the tail of the cluster's logs.
 func (e *Env) Dump(ctx context.Context, ns string) {
-	AddReportEntry("operator log (last 150 lines of "+e.Operator.LogPath+")", logs.Tail(e.Operator.LogPath, 150))
+	AddReportEntry("operator log (last 150 lines of "+e.Operator.LogPath+")", proc.Tail(e.Operator.LogPath, 150))
 	for _, args := range [][]string{
 		{"events", "-n", ns},
 		{"describe", "redis", "-n", ns},
@@ -34,6 +34,6 @@ func (e *Env) Dump(ctx context.Context, ns string) {
 	files, _ := filepath.Glob(filepath.Join(e.Cluster.LogDir, "*.log"))
 	sort.Strings(files)
 	for _, l := range files {
-		AddReportEntry(fmt.Sprintf("%s (last 30 lines)", filepath.Base(l)), logs.Tail(l, 30))
+		AddReportEntry(fmt.Sprintf("%s (last 30 lines)", filepath.Base(l)), proc.Tail(l, 30))
 	}
 }

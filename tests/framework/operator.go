@@ -3,7 +3,6 @@ package framework
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -15,7 +14,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"example.com/redis-operator/tests/framework/logs"
+	"example.com/redis-operator/tests/framework/proc"
 )
 
 // Operator is bin/operator running one chapter as a separate process
@@ -34,12 +33,12 @@ type Operator struct {
 
 // Start starts the operator and waits until its readiness probe answers.
 func (o *Operator) Start(ctx context.Context) error {
-	var err error
-	if o.metricsAddr, err = freeAddr(); err != nil {
-		return err
-	}
-	if o.probeAddr, err = freeAddr(); err != nil {
-		return err
+	for _, addr := range []*string{&o.metricsAddr, &o.probeAddr} {
+		port, err := proc.FreePort()
+		if err != nil {
+			return err
+		}
+		*addr = fmt.Sprintf("127.0.0.1:%d", port)
 	}
 	if err := os.MkdirAll(filepath.Dir(o.LogPath), 0o755); err != nil {
 		return err
@@ -72,7 +71,7 @@ func (o *Operator) Start(ctx context.Context) error {
 	for {
 		select {
 		case <-o.done:
-			return fmt.Errorf("operator exited during start-up; its log %s ends with:\n%s", o.LogPath, logs.Tail(o.LogPath, 20))
+			return fmt.Errorf("operator exited during start-up; its log %s ends with:\n%s", o.LogPath, proc.Tail(o.LogPath, 20))
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(200 * time.Millisecond):
@@ -151,13 +150,4 @@ func (o *Operator) ReconcileTotal() (float64, error) {
 		}
 	}
 	return total, nil
-}
-
-func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
 }

@@ -19,7 +19,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,7 +33,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"example.com/redis-operator/tests/framework/logs"
+	"example.com/redis-operator/tests/framework/proc"
 )
 
 // Files in the state directory. The kubeconfig is the one users export; the
@@ -151,10 +150,10 @@ func Up(ctx context.Context, o Options, self []string, progress io.Writer) error
 	for {
 		select {
 		case err := <-exited:
-			return fmt.Errorf("local cluster exited during start-up (%v); last lines of %s:\n%s", err, logPath, logs.Tail(logPath, 20))
+			return fmt.Errorf("local cluster exited during start-up (%v); last lines of %s:\n%s", err, logPath, proc.Tail(logPath, 20))
 		case <-timeout:
 			_ = cmd.Process.Signal(syscall.SIGTERM)
-			return fmt.Errorf("local cluster not ready after 3 minutes; see %s:\n%s", logPath, logs.Tail(logPath, 20))
+			return fmt.Errorf("local cluster not ready after 3 minutes; see %s:\n%s", logPath, proc.Tail(logPath, 20))
 		case <-ctx.Done():
 			_ = cmd.Process.Signal(syscall.SIGTERM)
 			return ctx.Err()
@@ -297,7 +296,7 @@ func Run(ctx context.Context, o Options) (retErr error) {
 		return err
 	}
 	defer os.RemoveAll(kubeletTmp)
-	kubeletPort, err := freePort()
+	kubeletPort, err := proc.FreePort()
 	if err != nil {
 		return err
 	}
@@ -493,15 +492,6 @@ func lock(path string, progress io.Writer) (func(), error) {
 		}
 	}
 	return func() { f.Close() }, nil
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 func readPid(path string) int {

@@ -1,4 +1,4 @@
-package logs
+package proc
 
 import (
 	"os"
@@ -20,5 +20,15 @@ func TestTail(t *testing.T) {
 	}
 	if got := Tail(filepath.Join(t.TempDir(), "missing"), 2); !strings.Contains(got, "no such file") {
 		t.Errorf("Tail(missing) = %q, want the error", got)
+	}
+}
+
+func TestFreePort(t *testing.T) {
+	port, err := FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if port <= 0 || port > 65535 {
+		t.Errorf("FreePort = %d, want a TCP port", port)
 	}
 }
