@@ -43,10 +43,7 @@ var _ = Describe("A pod delete", func() {
 
 		Eventually(env.Operator.ReconcileTotal).WithContext(ctx).Should(BeNumerically(">", before),
 			"deleting a pod the Redis controls did not trigger a reconcile")
-		Consistently(func(g Gomega) {
-			_, err := env.Kubectl.Run(ctx, "get", "pod", "cache-0", "-n", ns)
-			g.Expect(err).To(MatchError(ContainSubstring("NotFound")))
-		}).WithContext(ctx).Should(Succeed(), "creation still trusts the finalizers in chapter 4")
+		env.ExpectStaysGone(ctx, ns, "pod/cache-0", "creation still trusts the finalizers in chapter 4")
 	})
 
 	It("of a pod no Redis controls does not make the operator reconcile", func(ctx SpecContext) {

@@ -277,13 +277,26 @@ func (e *Env) Finalizers(ctx context.Context, ns, object string) ([]string, erro
 	return finalizers, json.Unmarshal([]byte(out), &finalizers)
 }
 
+// notFound is for Eventually and Consistently: it passes while `kubectl
+// get` says NotFound for the object (kind/name).
+func (e *Env) notFound(ctx context.Context, ns, object string) func(Gomega) {
+	return func(g Gomega) {
+		_, err := e.Kubectl.Run(ctx, "get", "-n", ns, object)
+		g.Expect(err).To(MatchError(ContainSubstring("NotFound")))
+	}
+}
+
 // ExpectGone waits until `kubectl get` says NotFound for the object.
 func (e *Env) ExpectGone(ctx context.Context, ns, object string) {
 	GinkgoHelper()
-	Eventually(func(g Gomega) {
-		_, err := e.Kubectl.Run(ctx, "get", "-n", ns, object)
-		g.Expect(err).To(MatchError(ContainSubstring("NotFound")))
-	}).WithContext(ctx).Should(Succeed(), "%s in %s still exists", object, ns)
+	Eventually(e.notFound(ctx, ns, object)).WithContext(ctx).Should(Succeed(), "%s in %s still exists", object, ns)
+}
+
+// ExpectStaysGone checks that the object does not come back for the
+// Consistently window; why says what it would mean if it did.
+func (e *Env) ExpectStaysGone(ctx context.Context, ns, object, why string) {
+	GinkgoHelper()
+	Consistently(e.notFound(ctx, ns, object)).WithContext(ctx).Should(Succeed(), "%s in %s: %s", object, ns, why)
 }
 
 // EventReasons lists the reasons of the events in a namespace that are
@@ -311,10 +324,7 @@ func (e *Env) EventReasons(ctx context.Context, ns, kind, name string) ([]string
 func (e *Env) DeletePodAndExpectNoRebuild(ctx context.Context, ns, pod string) {
 	GinkgoHelper()
 	e.MustKubectl(ctx, "delete", "pod", pod, "-n", ns)
-	Consistently(func(g Gomega) {
-		_, err := e.Kubectl.Run(ctx, "get", "pod", pod, "-n", ns)
-		g.Expect(err).To(MatchError(ContainSubstring("NotFound")))
-	}).WithContext(ctx).Should(Succeed(), "pod %s was rebuilt", pod)
+	e.ExpectStaysGone(ctx, ns, "pod/"+pod, "the pod was rebuilt")
 }
 
 // ExpectRebuilt waits until the named pod exists again with a UID other
