@@ -114,8 +114,7 @@ kubernetes: ## Build the Kubernetes binaries for the local cluster (cached by ve
 .PHONY: cluster-up
 cluster-up: ## Start the test cluster (CLUSTER=local) or reuse a running one; prints export KUBECONFIG=...
 ifeq ($(CLUSTER),local)
-	@$(MAKE) --no-print-directory kubernetes
-	@go build -o $(BIN)/cluster ./scripts/cluster
+	@$(MAKE) --no-print-directory kubernetes cluster-tool
 	@$(BIN)/cluster up --bin-dir $(KUBERNETES_BIN) --state-dir $(LOCAL_CLUSTER_DIR)
 else ifeq ($(CLUSTER),existing)
 	@test -n "$${KUBECONFIG:-}" || { echo "error: CLUSTER=existing needs KUBECONFIG" >&2; exit 2; }
@@ -124,9 +123,14 @@ else
 	@echo "error: unknown CLUSTER '$(CLUSTER)' (choose local or existing)" >&2; exit 2
 endif
 
-.PHONY: cluster-down
-cluster-down: ## Stop the local cluster.
+# bin/cluster starts and stops the local cluster; go build is a no-op when
+# nothing changed.
+.PHONY: cluster-tool
+cluster-tool:
 	@go build -o $(BIN)/cluster ./scripts/cluster
+
+.PHONY: cluster-down
+cluster-down: cluster-tool ## Stop the local cluster.
 	@$(BIN)/cluster down --state-dir $(LOCAL_CLUSTER_DIR)
 
 .PHONY: install

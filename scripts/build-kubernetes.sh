@@ -116,15 +116,12 @@ build() {
 }
 
 start=$(date +%s)
-if [[ -x "$OUT/etcd" ]]; then
-  log "etcd cached"
-else
-  log "Building etcd $ETCD_VERSION (about 2 minutes cold)"
-  build etcd -ldflags "-s -w" ./cmd/etcd
-fi
-for c in kube-apiserver kube-controller-manager kube-scheduler kubemark kubectl; do
+for c in "${COMPONENTS[@]}"; do
   [[ -x "$OUT/$c" ]] && { log "$c cached"; continue; }
   case $c in
+    etcd) log "Building etcd $ETCD_VERSION (about 2 minutes cold)"
+      build etcd -ldflags "-s -w" ./cmd/etcd
+      continue ;;
     kube-apiserver) hint="about 8 minutes cold, the longest step" ;;
     kube-controller-manager) hint="about 4 minutes cold" ;;
     *) hint="about 1 minute cold" ;;
