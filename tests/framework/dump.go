@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best dot-imported.
@@ -31,8 +30,7 @@ func (e *Env) Dump(ctx context.Context, ns string) {
 	if e.Cluster.LogDir == "" {
 		return
 	}
-	files, _ := filepath.Glob(filepath.Join(e.Cluster.LogDir, "*.log"))
-	sort.Strings(files)
+	files, _ := filepath.Glob(filepath.Join(e.Cluster.LogDir, "*.log")) // sorted by name
 	for _, l := range files {
 		AddReportEntry(fmt.Sprintf("%s (last 30 lines)", filepath.Base(l)), proc.Tail(l, 30))
 	}
