@@ -1,21 +1,34 @@
 #!/usr/bin/env bash
-# Builds the Kubernetes components the local cluster runs (etcd,
+# Builds Kubernetes components from Go sources, at one pinned version,
+# through the Go module proxy only. No container registry, no release
+# download. By default it builds what the local cluster runs (etcd,
 # kube-apiserver, kube-controller-manager, kube-scheduler, kubemark) and a
-# matching kubectl from Go sources, at one pinned version, through the Go
-# module proxy only. No container registry, no release download.
+# matching kubectl; the offline kind node image asks for kubeadm, kubelet and
+# kube-proxy as well.
 #
-# The binaries are cached by version under $CACHE_DIR/kubernetes/<version>/bin;
-# a second run with a complete cache returns at once.
+# The binaries are cached by version under $CACHE_DIR/kubernetes/<version>/bin,
+# shared by both; a second run with a complete cache returns at once.
 #
-# Usage: scripts/build-kubernetes.sh KUBERNETES_VERSION ETCD_VERSION
+# Usage: scripts/build-kubernetes.sh KUBERNETES_VERSION ETCD_VERSION [COMPONENT...]
 set -euo pipefail
 
-K8S_VERSION=${1:?usage: $0 KUBERNETES_VERSION ETCD_VERSION}
-ETCD_VERSION=${2:?usage: $0 KUBERNETES_VERSION ETCD_VERSION}
+usage="usage: $0 KUBERNETES_VERSION ETCD_VERSION [COMPONENT...]"
+K8S_VERSION=${1:?$usage}
+ETCD_VERSION=${2:?$usage}
+shift 2
 CACHE_DIR=${CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/redis-operator}
 ROOT="$CACHE_DIR/kubernetes/$K8S_VERSION"
 OUT="$ROOT/bin"
-COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler kubemark kubectl)
+COMPONENTS=("$@")
+if [[ ${#COMPONENTS[@]} -eq 0 ]]; then
+  COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler kubemark kubectl)
+fi
+for c in "${COMPONENTS[@]}"; do
+  case $c in
+    etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kubemark|kubectl|kubeadm|kubelet|kube-proxy) ;;
+    *) echo "error: unknown component '$c' (known: etcd kube-apiserver kube-controller-manager kube-scheduler kubemark kubectl kubeadm kubelet kube-proxy)" >&2; exit 2 ;;
+  esac
+done
 
 log() { printf '[build-kubernetes %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
@@ -62,8 +75,11 @@ package tools
 import (
 	_ "k8s.io/kubernetes/cmd/kube-apiserver"
 	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
+	_ "k8s.io/kubernetes/cmd/kube-proxy"
 	_ "k8s.io/kubernetes/cmd/kube-scheduler"
+	_ "k8s.io/kubernetes/cmd/kubeadm"
 	_ "k8s.io/kubernetes/cmd/kubectl"
+	_ "k8s.io/kubernetes/cmd/kubelet"
 	_ "k8s.io/kubernetes/cmd/kubemark"
 )
 GO
@@ -124,6 +140,7 @@ for c in "${COMPONENTS[@]}"; do
       continue ;;
     kube-apiserver) hint="about 8 minutes cold, the longest step" ;;
     kube-controller-manager) hint="about 4 minutes cold" ;;
+    kubeadm) hint="about 5 minutes cold" ;;
     *) hint="about 1 minute cold" ;;
   esac
   log "Building $c $K8S_VERSION ($hint)"
