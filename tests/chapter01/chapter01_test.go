@@ -26,7 +26,7 @@ var _ = Describe("A Redis", func() {
 			Expect(pod.Labels).To(HaveKeyWithValue("app.kubernetes.io/instance", "cache"))
 			Expect(pod.Labels).To(HaveKeyWithValue("app.kubernetes.io/managed-by", "redis-operator"))
 			Expect(pod.Spec.Containers).To(HaveLen(1))
-			Expect(pod.Spec.Containers[0].Image).To(Equal("redis:7.2"), "the CRD defaults spec.image")
+			Expect(pod.Spec.Containers[0].Image).To(Equal("redis:7.0"), "the CRD defaults spec.image")
 		}
 	})
 
