@@ -1,13 +1,26 @@
 # The Redis operator, chapter by chapter. `make help` lists the targets.
 
 # ---- pinned versions --------------------------------------------------------
-# Kubernetes for the local cluster (built from Go sources, see
-# scripts/build-kubernetes.sh) and the etcd it pins.
+# Kubernetes for the local cluster and the offline kind node image (built
+# from Go sources, see scripts/build-kubernetes.sh) and the etcd it pins.
 KUBERNETES_VERSION ?= v1.37.1
 ETCD_VERSION ?= v3.7.0
 CONTROLLER_TOOLS_VERSION ?= v0.23.0
-# The Ginkgo CLI always matches the library version in go.mod.
+# The Ginkgo CLI and kind's base files always match the versions in go.mod.
 GINKGO_VERSION := $(shell go list -m -f '{{.Version}}' github.com/onsi/ginkgo/v2 2>/dev/null)
+KIND_VERSION := $(shell go list -m -f '{{.Version}}' sigs.k8s.io/kind 2>/dev/null)
+# The offline kind node image (make kind-node-image): the node runtime at
+# the versions kind's base image uses, on Debian packages.
+CONTAINERD_VERSION ?= v2.3.4
+RUNC_VERSION ?= v1.4.3
+CRICTL_VERSION ?= v1.36.0
+CNI_PLUGINS_VERSION ?= v1.9.1
+DEBIAN_SUITE ?= bookworm
+DEBIAN_MIRROR ?= http://deb.debian.org/debian
+KIND_OFFLINE_NODE_IMAGE ?= redis-operator/kind-node:$(KUBERNETES_VERSION)
+# The image the operator's pods run by default; the offline node image
+# provides it (from Debian's redis-server).
+REDIS_IMAGE := $(shell sed -n 's/^[[:space:]]*DefaultImage = "\(.*\)"/\1/p' api/v1/redis_types.go)
 
 # ---- paths ------------------------------------------------------------------
 SHELL := /usr/bin/env bash
@@ -20,11 +33,15 @@ GINKGO := $(BIN)/ginkgo-$(GINKGO_VERSION)
 CACHE_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/redis-operator
 KUBERNETES_BIN := $(CACHE_DIR)/kubernetes/$(KUBERNETES_VERSION)/bin
 LOCAL_CLUSTER_DIR ?= $(CURDIR)/_output/local-cluster
-CLUSTER ?= local
+KIND_CLUSTER_DIR ?= $(CURDIR)/_output/kind-cluster
+# kind, local, existing, or auto: kind when a Docker daemon answers, else local.
+CLUSTER ?= auto
+# `make cluster-up` writes the chosen backend and its KUBECONFIG here.
+CLUSTER_ENV := $(CURDIR)/_output/cluster.env
 CHAPTERS := $(sort $(patsubst chapters/%/,%,$(wildcard chapters/*/)))
 LATEST_CHAPTER := $(words $(CHAPTERS))
 
-export KUBERNETES_VERSION CLUSTER LOCAL_CLUSTER_DIR OPERATOR_CHAPTER
+export KUBERNETES_VERSION CLUSTER LOCAL_CLUSTER_DIR KIND_CLUSTER_DIR KIND_OFFLINE_NODE_IMAGE OPERATOR_CHAPTER
 # The suites and `make run` use the kubectl built at the cluster's version.
 export KUBECTL ?= $(KUBERNETES_BIN)/kubectl
 
@@ -59,7 +76,7 @@ help: ## Show this help.
 
 .PHONY: demo
 demo: build cluster-up install ## Show the latest chapter rebuilding a pod deleted with kubectl.
-	@$(call with_kubeconfig) scripts/demo.sh
+	@$(with_kubeconfig) scripts/demo.sh
 
 ##@ Development
 
@@ -111,52 +128,58 @@ diff-chapter: check-chapter-2 ## Show the code diff that chapter N adds to chapt
 kubernetes: ## Build the Kubernetes binaries for the local cluster (cached by version; ~14 min cold on 2 cores).
 	@scripts/build-kubernetes.sh $(KUBERNETES_VERSION) $(ETCD_VERSION)
 
-.PHONY: cluster-up
-cluster-up: ## Start the test cluster (CLUSTER=local) or reuse a running one; prints export KUBECONFIG=...
-ifeq ($(CLUSTER),local)
-	@$(MAKE) --no-print-directory kubernetes cluster-tool
-	@$(BIN)/cluster up --bin-dir $(KUBERNETES_BIN) --state-dir $(LOCAL_CLUSTER_DIR)
-else ifeq ($(CLUSTER),existing)
-	@test -n "$${KUBECONFIG:-}" || { echo "error: CLUSTER=existing needs KUBECONFIG" >&2; exit 2; }
-	@echo "export KUBECONFIG=$$KUBECONFIG"
-else
-	@echo "error: unknown CLUSTER '$(CLUSTER)' (choose local or existing)" >&2; exit 2
-endif
+.PHONY: kubectl
+kubectl: ## Build kubectl at the cluster's version (cached; part of `make kubernetes`).
+	@scripts/build-kubernetes.sh $(KUBERNETES_VERSION) $(ETCD_VERSION) kubectl
 
-# bin/cluster starts and stops the local cluster; go build is a no-op when
+.PHONY: kind-node-image
+kind-node-image: ## Build the offline kind node image, no registry needed (root; cached; ~30 min cold).
+	@KUBERNETES_VERSION=$(KUBERNETES_VERSION) ETCD_VERSION=$(ETCD_VERSION) KIND_VERSION=$(KIND_VERSION) \
+	  CONTAINERD_VERSION=$(CONTAINERD_VERSION) RUNC_VERSION=$(RUNC_VERSION) CRICTL_VERSION=$(CRICTL_VERSION) \
+	  CNI_PLUGINS_VERSION=$(CNI_PLUGINS_VERSION) DEBIAN_SUITE=$(DEBIAN_SUITE) DEBIAN_MIRROR=$(DEBIAN_MIRROR) \
+	  KIND_NODE_IMAGE=$(KIND_OFFLINE_NODE_IMAGE) REDIS_IMAGE=$(REDIS_IMAGE) CACHE_DIR=$(CACHE_DIR) \
+	  scripts/kind-node-image/build.sh
+
+.PHONY: cluster-up
+cluster-up: cluster-tool kubectl ## Start the test cluster (CLUSTER=kind|local|existing|auto) or reuse it; prints export KUBECONFIG=...
+	@cluster=$$($(BIN)/cluster choose); \
+	if [[ $$cluster == local ]]; then $(MAKE) --no-print-directory kubernetes; fi; \
+	$(BIN)/cluster up --cluster "$$cluster" --bin-dir $(KUBERNETES_BIN) --state-dir $(LOCAL_CLUSTER_DIR) --env-file $(CLUSTER_ENV)
+
+# bin/cluster starts and stops the clusters; go build is a no-op when
 # nothing changed.
 .PHONY: cluster-tool
 cluster-tool:
 	@go build -o $(BIN)/cluster ./scripts/cluster
 
 .PHONY: cluster-down
-cluster-down: cluster-tool ## Stop the local cluster.
-	@$(BIN)/cluster down --state-dir $(LOCAL_CLUSTER_DIR)
+cluster-down: cluster-tool ## Stop the test cluster (with CLUSTER=auto: the kind and the local one).
+	@$(BIN)/cluster down --state-dir $(LOCAL_CLUSTER_DIR) --env-file $(CLUSTER_ENV)
 
 .PHONY: install
-install: ## Install the CRD into the cluster of the current KUBECONFIG (the local one if it runs).
-	@$(call with_kubeconfig) $(KUBECTL_CMD) apply --server-side -f config/crd/bases
-	@$(call with_kubeconfig) $(KUBECTL_CMD) wait --for condition=Established --timeout=60s crd/redis.myapp.example.com
+install: ## Install the CRD into the test cluster (after cluster-up; else the current KUBECONFIG's).
+	@$(with_kubeconfig) $(KUBECTL_CMD) apply --server-side -f config/crd/bases
+	@$(with_kubeconfig) $(KUBECTL_CMD) wait --for condition=Established --timeout=60s crd/redis.myapp.example.com
 
 .PHONY: run
 run: check-chapter-1 build install ## Run chapter N's operator against the cluster: make run 5 (or CHAPTER=5)
-	@$(call with_kubeconfig) $(BIN)/operator --chapter $(CHAPTER) --metrics-bind-address :8080
+	@$(with_kubeconfig) $(BIN)/operator --chapter $(CHAPTER) --metrics-bind-address :8080
 
 ##@ Tests
 
 .PHONY: test-chapter
 test-chapter: check-chapter-1 $(GINKGO) build cluster-up ## Run chapter N's end-to-end suite: make test-chapter 5
-	@$(call with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(GINKGO) $(GINKGO_FLAGS) tests/chapter$(NN)
+	@$(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(GINKGO) $(GINKGO_FLAGS) tests/chapter$(NN)
 
 .PHONY: test-chapters
 test-chapters: $(GINKGO) build cluster-up ## Run every chapter's end-to-end suite.
-	@$(call with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(GINKGO) $(GINKGO_FLAGS) $(addprefix tests/chapter,$(shell seq -f %02g 1 $(LATEST_CHAPTER)))
+	@$(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(GINKGO) $(GINKGO_FLAGS) $(addprefix tests/chapter,$(shell seq -f %02g 1 $(LATEST_CHAPTER)))
 
 .PHONY: test
 test: vet verify-manifests unit test-chapters ## Everything CI runs: checks, unit tests and every chapter's suite.
 
 .PHONY: clean
-clean: cluster-down ## Stop the local cluster and remove bin/ and _output/ (the Kubernetes cache stays).
+clean: cluster-down ## Stop the test clusters and remove bin/ and _output/ (the Kubernetes cache stays).
 	rm -rf $(BIN) _output
 
 # ---- helpers ----------------------------------------------------------------
@@ -164,8 +187,8 @@ NO_COLOR ?= $(if $(CI),true,false)
 # A suite that runs longer than this is stuck; Ginkgo then reports where.
 GINKGO_FLAGS ?= -v --timeout=20m --no-color=$(NO_COLOR)
 KUBECTL_CMD = $(if $(wildcard $(KUBECTL)),$(KUBECTL),kubectl)
-# The local cluster's kubeconfig wins while it runs, unless CLUSTER=existing.
-with_kubeconfig = $(if $(and $(filter local,$(CLUSTER)),$(wildcard $(LOCAL_CLUSTER_DIR)/kubeconfig)),KUBECONFIG=$(LOCAL_CLUSTER_DIR)/kubeconfig)
+# After `make cluster-up`, its backend and kubeconfig win, unless CLUSTER=existing.
+with_kubeconfig = $(if $(and $(filter-out existing,$(CLUSTER)),$(wildcard $(CLUSTER_ENV))),source $(CLUSTER_ENV) &&)
 
 $(CONTROLLER_GEN):
 	GOBIN=$(BIN) go install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_TOOLS_VERSION)

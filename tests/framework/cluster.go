@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"example.com/redis-operator/tests/framework/clusters"
+	"example.com/redis-operator/tests/framework/kindcluster"
 	"example.com/redis-operator/tests/framework/localcluster"
 )
 
@@ -19,38 +21,61 @@ type Cluster struct {
 	Kubeconfig string
 	// LogDir holds the cluster components' logs, when the provider has them.
 	LogDir string
+	// ExportLogs, when the provider has it, writes the cluster's logs under
+	// dir and returns the directory whose *.log files matter most.
+	ExportLogs func(dir string) (string, error)
 }
 
-// ClusterFromEnv returns the cluster chosen with CLUSTER:
+// ClusterFromEnv returns the cluster chosen with CLUSTER, which
+// `make cluster-up` starts:
 //
-//   - local (default): the cluster `make cluster-up` started on loopback,
-//     found through its state directory (LOCAL_CLUSTER_DIR, default
-//     _output/local-cluster in the repository);
-//   - existing: whatever KUBECONFIG points at.
+//   - kind: the kind cluster named KIND_CLUSTER_NAME (default
+//     redis-operator), its kubeconfig in KIND_CLUSTER_DIR (default
+//     _output/kind-cluster in the repository);
+//   - local: the cluster on loopback, found through its state directory
+//     (LOCAL_CLUSTER_DIR, default _output/local-cluster);
+//   - existing: whatever KUBECONFIG points at;
+//   - auto or empty: kind when a Docker daemon answers, local otherwise.
 func ClusterFromEnv(ctx context.Context) (*Cluster, error) {
-	provider := os.Getenv("CLUSTER")
-	if provider == "" {
-		provider = "local"
+	provider, reason, err := clusters.Choose(ctx, os.Getenv("CLUSTER"))
+	if err != nil {
+		return nil, err
 	}
+	start := "start one with `make cluster-up CLUSTER=" + provider + "`, or run the suite with `make test-chapter N`"
 	switch provider {
-	case "local":
+	case clusters.Kind:
+		o, err := kindcluster.OptionsFromEnv(filepath.Join(RepoRoot(), "_output", "kind-cluster"))
+		if err != nil {
+			return nil, err
+		}
+		exists, err := kindcluster.Exists(o)
+		if err != nil {
+			return nil, err
+		}
+		if _, statErr := os.Stat(o.KubeconfigPath()); !exists || statErr != nil {
+			return nil, fmt.Errorf("no kind cluster %q with a kubeconfig in %s (%s): %s", o.Name, o.StateDir, reason, start)
+		}
+		return &Cluster{
+			Provider:   provider,
+			Kubeconfig: o.KubeconfigPath(),
+			ExportLogs: func(dir string) (string, error) { return kindcluster.ExportLogs(o, dir) },
+		}, nil
+	case clusters.Local:
 		dir := os.Getenv("LOCAL_CLUSTER_DIR")
 		if dir == "" {
 			dir = filepath.Join(RepoRoot(), "_output", "local-cluster")
 		}
 		o := localcluster.Options{StateDir: dir}
 		if o.Running() == 0 {
-			return nil, fmt.Errorf("no local cluster is running in %s: start one with `make cluster-up`, or run the suite with `make test-chapter N`", dir)
+			return nil, fmt.Errorf("no local cluster is running in %s (%s): %s", dir, reason, start)
 		}
 		return &Cluster{Provider: provider, Kubeconfig: o.KubeconfigPath(), LogDir: o.LogDir()}, nil
-	case "existing":
+	default: // existing
 		kubeconfig := os.Getenv("KUBECONFIG")
 		if kubeconfig == "" {
 			return nil, fmt.Errorf("CLUSTER=existing needs KUBECONFIG to point at the cluster")
 		}
 		return &Cluster{Provider: provider, Kubeconfig: kubeconfig}, nil
-	default:
-		return nil, fmt.Errorf("unknown CLUSTER %q: choose local or existing", provider)
 	}
 }
 

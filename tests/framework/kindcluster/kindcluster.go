@@ -1,0 +1,305 @@
+// Package kindcluster runs the test cluster as a kind cluster, through
+// kind's Go API (sigs.k8s.io/kind/pkg/cluster), so that learners need Docker
+// but not the kind command. The cluster keeps its kubeconfig in a private
+// file, is reused while it exists, and its logs can be exported for the
+// failure dump.
+//
+// The node image is, in this order: the one KIND_NODE_IMAGE names; kind's
+// default node image when Docker has it; the offline image that
+// `make kind-node-image` builds when Docker has that; else kind's default,
+// pulled.
+package kindcluster
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/kind/pkg/apis/config/defaults"
+	"sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
+	"sigs.k8s.io/kind/pkg/cluster"
+	kindcmd "sigs.k8s.io/kind/pkg/cmd"
+)
+
+// DefaultName is the kind cluster's name unless KIND_CLUSTER_NAME says
+// otherwise.
+const DefaultName = "redis-operator"
+
+// OwnCNILabel marks a node image that brings its own CNI configuration (the
+// offline image: there is no kindnetd image offline), so kind must not
+// install its default CNI.
+const OwnCNILabel = "com.example.redis-operator.kind-node.cni"
+
+// readyTimeout bounds the wait for the control-plane node to be Ready.
+const readyTimeout = 3 * time.Minute
+
+// Options say which kind cluster and where its kubeconfig goes.
+type Options struct {
+	// Name of the kind cluster (KIND_CLUSTER_NAME).
+	Name string
+	// StateDir holds the cluster's private kubeconfig.
+	StateDir string
+	// NodeImage, when set, is the node image to use (KIND_NODE_IMAGE).
+	NodeImage string
+	// OfflineImage is the node image `make kind-node-image` builds
+	// (KIND_OFFLINE_NODE_IMAGE).
+	OfflineImage string
+	// APIServerPort on the host; 0 picks a free one (KIND_API_SERVER_PORT).
+	APIServerPort int
+}
+
+// OptionsFromEnv returns Options from the KIND_* variables, with stateDir
+// as the default state directory.
+func OptionsFromEnv(stateDir string) (Options, error) {
+	o := Options{
+		Name:         os.Getenv("KIND_CLUSTER_NAME"),
+		StateDir:     stateDir,
+		NodeImage:    os.Getenv("KIND_NODE_IMAGE"),
+		OfflineImage: os.Getenv("KIND_OFFLINE_NODE_IMAGE"),
+	}
+	if o.Name == "" {
+		o.Name = DefaultName
+	}
+	if dir := os.Getenv("KIND_CLUSTER_DIR"); dir != "" {
+		o.StateDir = dir
+	}
+	if p := os.Getenv("KIND_API_SERVER_PORT"); p != "" {
+		port, err := strconv.Atoi(p)
+		if err != nil || port < 1 || port > 65535 {
+			return o, fmt.Errorf("KIND_API_SERVER_PORT must be a port number, got %q", p)
+		}
+		o.APIServerPort = port
+	}
+	return o, nil
+}
+
+// KubeconfigPath is the cluster's private kubeconfig.
+func (o Options) KubeconfigPath() string { return filepath.Join(o.StateDir, "kubeconfig") }
+
+// DockerAnswers says whether a Docker daemon answers, with its version, or
+// why not.
+func DockerAnswers(ctx context.Context) (string, error) {
+	if _, err := exec.LookPath("docker"); err != nil {
+		return "", errors.New("the docker command is not on PATH")
+	}
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "docker", "version", "--format", "{{.Server.Version}}").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("no Docker daemon answers: %s", firstLine(out, err))
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+func provider() *cluster.Provider {
+	return cluster.NewProvider(cluster.ProviderWithDocker(), cluster.ProviderWithLogger(kindcmd.NewLogger()))
+}
+
+// Exists says whether the kind cluster exists.
+func Exists(o Options) (bool, error) {
+	names, err := provider().List()
+	if err != nil {
+		return false, fmt.Errorf("listing kind clusters: %w", err)
+	}
+	return slices.Contains(names, o.Name), nil
+}
+
+// Up creates the kind cluster, or reuses it if it exists, writes its
+// kubeconfig to o.KubeconfigPath() and waits until its API server answers.
+// Progress goes to out.
+func Up(ctx context.Context, o Options, out io.Writer) error {
+	if _, err := DockerAnswers(ctx); err != nil {
+		return fmt.Errorf("kind needs Docker: %w (start Docker, or use CLUSTER=local)", err)
+	}
+	if err := os.MkdirAll(o.StateDir, 0o755); err != nil {
+		return err
+	}
+	p := provider()
+	exists, err := Exists(o)
+	if err != nil {
+		return err
+	}
+	if exists {
+		fmt.Fprintf(out, "Reusing kind cluster %q\n", o.Name)
+		if err := p.ExportKubeConfig(o.Name, o.KubeconfigPath(), false); err != nil {
+			return fmt.Errorf("writing the kubeconfig of kind cluster %q: %w", o.Name, err)
+		}
+		if err := waitForAPIServer(ctx, o.KubeconfigPath(), time.Minute); err != nil {
+			return fmt.Errorf("kind cluster %q exists but does not answer (%w): run `make cluster-down`, then `make cluster-up`", o.Name, err)
+		}
+		return nil
+	}
+
+	image, reason, err := ChooseNodeImage(ctx, o, out)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "Creating kind cluster %q with node image %s (%s)\n", o.Name, image, reason)
+	if o.APIServerPort != 0 {
+		if err := portFree(o.APIServerPort); err != nil {
+			return err
+		}
+	}
+	ownCNI := imageLabel(ctx, image, OwnCNILabel) != ""
+	if err := p.Create(o.Name,
+		cluster.CreateWithV1Alpha4Config(Config(o, ownCNI)),
+		cluster.CreateWithNodeImage(image),
+		cluster.CreateWithKubeconfigPath(o.KubeconfigPath()),
+		cluster.CreateWithWaitForReady(readyTimeout),
+		cluster.CreateWithDisplayUsage(false),
+		cluster.CreateWithDisplaySalutation(false),
+	); err != nil {
+		if inUse(err) {
+			return fmt.Errorf("port %d is in use: free it, or set KIND_API_SERVER_PORT to another port (or leave it unset)", o.APIServerPort)
+		}
+		return fmt.Errorf("creating kind cluster %q: %w", o.Name, err)
+	}
+	return waitForAPIServer(ctx, o.KubeconfigPath(), time.Minute)
+}
+
+// Config is the kind cluster configuration: one node, and two settings a
+// learner's host may need and others ignore.
+func Config(o Options, ownCNI bool) *v1alpha4.Cluster {
+	c := &v1alpha4.Cluster{
+		TypeMeta: v1alpha4.TypeMeta{Kind: "Cluster", APIVersion: "kind.x-k8s.io/v1alpha4"},
+		Nodes:    []v1alpha4.Node{{Role: v1alpha4.ControlPlaneRole}},
+		Networking: v1alpha4.Networking{
+			// The offline image configures a bridge CNI for its one node.
+			DisableDefaultCNI: ownCNI,
+			// 0: kind picks a free port.
+			APIServerPort: int32(o.APIServerPort), //nolint:gosec // validated 0..65535
+		},
+		// Where the node cannot lower oom_score_adj (rootless Docker or
+		// Podman, some VMs), containerd must not try.
+		ContainerdConfigPatches: []string{"[plugins.\"io.containerd.grpc.v1.cri\"]\n  restrict_oom_score_adj = true"},
+		// On a cgroup v1 host the kubelet refuses to start unless told
+		// otherwise; on cgroup v2 this changes nothing.
+		KubeadmConfigPatches: []string{"kind: KubeletConfiguration\napiVersion: kubelet.config.k8s.io/v1beta1\nfailCgroupV1: false"},
+	}
+	return c
+}
+
+// ChooseNodeImage picks the node image and says why. It pulls kind's
+// default image only when neither an explicit nor the offline image
+// decides, printing Docker's progress to out.
+func ChooseNodeImage(ctx context.Context, o Options, out io.Writer) (image, reason string, err error) {
+	if o.NodeImage != "" {
+		return o.NodeImage, "KIND_NODE_IMAGE", nil
+	}
+	if imagePresent(ctx, defaults.Image) {
+		return defaults.Image, "kind's default node image, in Docker", nil
+	}
+	if o.OfflineImage != "" && imagePresent(ctx, o.OfflineImage) {
+		return o.OfflineImage, "built by `make kind-node-image`; kind's default node image is not in Docker", nil
+	}
+	fmt.Fprintf(out, "Pulling kind's default node image %s\n", defaults.Image)
+	cmd := exec.CommandContext(ctx, "docker", "pull", defaults.Image)
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = out, io.MultiWriter(out, &stderr)
+	if err := cmd.Run(); err != nil {
+		return "", "", fmt.Errorf("cannot pull kind's node image %s (%s) and the offline image %s is not built: run `make kind-node-image` (no registry needed)",
+			defaults.Image, firstLine(stderr.Bytes(), err), o.OfflineImage)
+	}
+	return defaults.Image, "kind's default node image, pulled", nil
+}
+
+// Down deletes the kind cluster and its kubeconfig; nothing to delete is
+// fine.
+func Down(o Options, out io.Writer) error {
+	exists, err := Exists(o)
+	if err != nil {
+		return err
+	}
+	if !exists {
+		fmt.Fprintf(out, "No kind cluster %q\n", o.Name)
+		return nil
+	}
+	fmt.Fprintf(out, "Deleting kind cluster %q\n", o.Name)
+	if err := provider().Delete(o.Name, o.KubeconfigPath()); err != nil {
+		return fmt.Errorf("deleting kind cluster %q: %w", o.Name, err)
+	}
+	if err := os.Remove(o.KubeconfigPath()); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// ExportLogs writes kind's logs (per node: journal, kubelet, containerd,
+// pods) under dir and returns the control-plane node's directory.
+func ExportLogs(o Options, dir string) (string, error) {
+	err := provider().CollectLogs(o.Name, dir)
+	return filepath.Join(dir, o.Name+"-control-plane"), err
+}
+
+func imagePresent(ctx context.Context, image string) bool {
+	return exec.CommandContext(ctx, "docker", "image", "inspect", "--format", "{{.Id}}", image).Run() == nil
+}
+
+func imageLabel(ctx context.Context, image, label string) string {
+	out, err := exec.CommandContext(ctx, "docker", "image", "inspect", "--format",
+		fmt.Sprintf("{{ index .Config.Labels %q }}", label), image).Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func portFree(port int) error {
+	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		return fmt.Errorf("port %d is in use: free it, or set KIND_API_SERVER_PORT to another port (or leave it unset)", port)
+	}
+	return l.Close()
+}
+
+func inUse(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "address already in use") || strings.Contains(s, "port is already allocated")
+}
+
+// waitForAPIServer polls the API server of kubeconfig until it answers.
+func waitForAPIServer(ctx context.Context, kubeconfig string, timeout time.Duration) error {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return err
+	}
+	cfg.Timeout = 5 * time.Second
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	for {
+		_, err := dc.ServerVersion()
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("API server did not answer within %s: %w", timeout, err)
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+func firstLine(out []byte, err error) string {
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			return l
+		}
+	}
+	return err.Error()
+}
