@@ -240,8 +240,9 @@ docker save -o "$WORK/images.tar" "${IMAGE_NAMES[@]/#/$BUILD_PREFIX/}"
 
 # ---- 5. the node's root filesystem --------------------------------------------
 step "Node root filesystem: Debian + kind $KIND_VERSION base files + binaries"
-KIND_DIR=$(cd "$REPO" && go list -m -f '{{.Dir}}' sigs.k8s.io/kind)
-[[ -n $KIND_DIR && -d $KIND_DIR/images/base/files ]] || die "kind's base files are not in the module cache (go mod download sigs.k8s.io/kind)"
+# kind at the version go.mod requires, downloaded if need be.
+KIND_DIR=$(cd "$REPO" && go mod download -json sigs.k8s.io/kind | jq -r .Dir)
+[[ -d $KIND_DIR/images/base/files ]] || die "cannot download kind's base files (go mod download sigs.k8s.io/kind)"
 BASE_FILES="$KIND_DIR/images/base/files"
 ROOT="$WORK/node"
 mkdir -p "$ROOT"
