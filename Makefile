@@ -133,7 +133,7 @@ kubectl: ## Build kubectl at the cluster's version (cached; part of `make kubern
 	@scripts/build-kubernetes.sh $(KUBERNETES_VERSION) $(ETCD_VERSION) kubectl
 
 .PHONY: kind-node-image
-kind-node-image: ## Build the offline kind node image, no registry needed (root; cached; ~30 min cold).
+kind-node-image: ## Build the offline kind node image, no registry needed (root; cached; ~21 min cold).
 	@KUBERNETES_VERSION=$(KUBERNETES_VERSION) ETCD_VERSION=$(ETCD_VERSION) KIND_VERSION=$(KIND_VERSION) \
 	  CONTAINERD_VERSION=$(CONTAINERD_VERSION) RUNC_VERSION=$(RUNC_VERSION) CRICTL_VERSION=$(CRICTL_VERSION) \
 	  CNI_PLUGINS_VERSION=$(CNI_PLUGINS_VERSION) DEBIAN_SUITE=$(DEBIAN_SUITE) DEBIAN_MIRROR=$(DEBIAN_MIRROR) \

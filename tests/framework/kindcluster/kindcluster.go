@@ -142,16 +142,16 @@ func Up(ctx context.Context, o Options, out io.Writer) error {
 		return nil
 	}
 
-	image, reason, err := ChooseNodeImage(ctx, o, out)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "Creating kind cluster %q with node image %s (%s)\n", o.Name, image, reason)
 	if o.APIServerPort != 0 {
 		if err := portFree(o.APIServerPort); err != nil {
 			return err
 		}
 	}
+	image, reason, err := ChooseNodeImage(ctx, o, out)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "Creating kind cluster %q with node image %s (%s)\n", o.Name, image, reason)
 	ownCNI := imageLabel(ctx, image, OwnCNILabel) != ""
 	if err := p.Create(o.Name,
 		cluster.CreateWithV1Alpha4Config(Config(o, ownCNI)),
@@ -207,10 +207,15 @@ func ChooseNodeImage(ctx context.Context, o Options, out io.Writer) (image, reas
 	fmt.Fprintf(out, "Pulling kind's default node image %s\n", defaults.Image)
 	cmd := exec.CommandContext(ctx, "docker", "pull", defaults.Image)
 	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = out, io.MultiWriter(out, &stderr)
+	cmd.Stdout, cmd.Stderr = out, &stderr
 	if err := cmd.Run(); err != nil {
-		return "", "", fmt.Errorf("cannot pull kind's node image %s (%s) and the offline image %s is not built: run `make kind-node-image` (no registry needed)",
-			defaults.Image, firstLine(stderr.Bytes(), err), o.OfflineImage)
+		offline := "the offline node image is not built"
+		if o.OfflineImage != "" {
+			offline = fmt.Sprintf("the offline node image %s is not built", o.OfflineImage)
+		}
+		name, _, _ := strings.Cut(defaults.Image, "@")
+		return "", "", fmt.Errorf("cannot pull kind's node image %s (%s) and %s: run `make kind-node-image` (no registry needed)",
+			name, firstLine(stderr.Bytes(), err), offline)
 	}
 	return defaults.Image, "kind's default node image, pulled", nil
 }
