@@ -187,8 +187,10 @@ NO_COLOR ?= $(if $(CI),true,false)
 # A suite that runs longer than this is stuck; Ginkgo then reports where.
 GINKGO_FLAGS ?= -v --timeout=20m --no-color=$(NO_COLOR)
 KUBECTL_CMD = $(if $(wildcard $(KUBECTL)),$(KUBECTL),kubectl)
-# After `make cluster-up`, its backend and kubeconfig win, unless CLUSTER=existing.
-with_kubeconfig = $(if $(and $(filter-out existing,$(CLUSTER)),$(wildcard $(CLUSTER_ENV))),source $(CLUSTER_ENV) &&)
+# After `make cluster-up`, its backend and kubeconfig win when CLUSTER is
+# auto or names that backend (never for existing: KUBECONFIG decides).
+cluster_env_matches = $(or $(filter auto,$(CLUSTER)),$(shell grep -qx 'export CLUSTER=$(CLUSTER)' $(CLUSTER_ENV) && echo yes))
+with_kubeconfig = $(if $(and $(filter-out existing,$(CLUSTER)),$(wildcard $(CLUSTER_ENV)),$(cluster_env_matches)),source $(CLUSTER_ENV) &&)
 
 $(CONTROLLER_GEN):
 	GOBIN=$(BIN) go install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_TOOLS_VERSION)
