@@ -105,10 +105,10 @@ ETCD_TAG=$(image_tag etcd) COREDNS_TAG=$(image_tag coredns) PAUSE_TAG=$(image_ta
 step "containerd $CONTAINERD_VERSION, runc $RUNC_VERSION, crictl $CRICTL_VERSION, CNI plugins $CNI_PLUGINS_VERSION, CoreDNS $COREDNS_TAG"
 TOOLS="$CACHE_DIR/kind-node/tools"
 # go_build NAME MODULE VERSION CGO TAGS PACKAGE...: builds PACKAGE... (paths
-# inside MODULE) from MODULE's source at VERSION, as its own Makefile would,
-# into $TOOLS/NAME-VERSION, unless they are there already. (Not `go install
-# pkg@version`: it refuses modules with replace directives, and the proxy
-# refuses the version list it reads for cri-tools.)
+# inside MODULE) in MODULE's own source tree at VERSION, so its go.mod
+# decides the dependencies, into $TOOLS/NAME-VERSION, unless they are there
+# already. (Not `go install pkg@version`: for cri-tools it asks the proxy
+# for a version list, which the proxy refuses.)
 go_build() {
   local name=$1 module=$2 version=$3 cgo=$4 tags=$5; shift 5
   local dir="$TOOLS/$name-$version" src p pkgs=()
