@@ -161,7 +161,7 @@ func Up(ctx context.Context, o Options, out io.Writer) error {
 		cluster.CreateWithDisplayUsage(false),
 		cluster.CreateWithDisplaySalutation(false),
 	); err != nil {
-		if inUse(err) {
+		if o.APIServerPort != 0 && inUse(err) {
 			return fmt.Errorf("port %d is in use: free it, or set KIND_API_SERVER_PORT to another port (or leave it unset)", o.APIServerPort)
 		}
 		return fmt.Errorf("creating kind cluster %q: %w", o.Name, err)
