@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/prometheus/common/expfmt"
@@ -27,8 +26,7 @@ type Operator struct {
 	LogPath     string
 	metricsAddr string
 	probeAddr   string
-	cmd         *exec.Cmd
-	done        chan struct{}
+	proc        *proc.Process
 }
 
 // Start starts the operator and waits until its readiness probe answers.
@@ -48,29 +46,20 @@ func (o *Operator) Start(ctx context.Context) error {
 		return err
 	}
 	fmt.Fprintf(logf, "==== %s starting bin/operator --chapter %d\n", time.Now().Format(time.RFC3339), o.Chapter)
-	o.cmd = exec.Command(o.Binary,
+	o.proc, err = proc.Start(exec.Command(o.Binary,
 		"--chapter", strconv.Itoa(o.Chapter),
 		"--kubeconfig", o.Kubeconfig,
 		"--metrics-bind-address", o.metricsAddr,
 		"--health-probe-bind-address", o.probeAddr,
-	)
-	o.cmd.Stdout, o.cmd.Stderr = logf, logf
-	o.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := o.cmd.Start(); err != nil {
-		logf.Close()
-		return fmt.Errorf("starting %s: %w", o.Binary, err)
+	), logf)
+	if err != nil {
+		return err
 	}
-	o.done = make(chan struct{})
-	go func() {
-		_ = o.cmd.Wait()
-		logf.Close()
-		close(o.done)
-	}()
 
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		select {
-		case <-o.done:
+		case <-o.proc.Done():
 			return fmt.Errorf("operator exited during start-up; its log %s ends with:\n%s", o.LogPath, proc.Tail(o.LogPath, 20))
 		case <-ctx.Done():
 			return ctx.Err()
@@ -90,34 +79,12 @@ func (o *Operator) Start(ctx context.Context) error {
 }
 
 // Running reports whether the operator process is alive.
-func (o *Operator) Running() bool {
-	if o.done == nil {
-		return false
-	}
-	select {
-	case <-o.done:
-		return false
-	default:
-		return true
-	}
-}
+func (o *Operator) Running() bool { return o.proc != nil && o.proc.Running() }
 
 // Stop stops the operator gracefully and waits for it to exit.
 func (o *Operator) Stop() error {
-	if o.cmd == nil || o.cmd.Process == nil {
-		return nil
-	}
-	select {
-	case <-o.done:
-		return nil
-	default:
-	}
-	_ = o.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-o.done:
-	case <-time.After(30 * time.Second):
-		_ = o.cmd.Process.Kill()
-		<-o.done
+	if o.proc != nil {
+		o.proc.Stop(30 * time.Second)
 	}
 	return nil
 }

@@ -422,47 +422,28 @@ func healthy(ctx context.Context, kubeconfig string) error {
 
 // component is one cluster process that is not managed by envtest.
 type component struct {
-	name string
-	args []string
-	env  []string
-	cmd  *exec.Cmd
-	done chan struct{} // closed when the process has exited
-	err  error         // why it exited; valid once done is closed
+	name    string
+	args    []string
+	env     []string
+	logPath string
+	proc    *proc.Process
 }
 
 func (c *component) start(binDir, logDir string) error {
-	out, err := os.Create(filepath.Join(logDir, c.name+".log"))
+	c.logPath = filepath.Join(logDir, c.name+".log")
+	out, err := os.Create(c.logPath)
 	if err != nil {
 		return err
 	}
-	c.cmd = exec.Command(filepath.Join(binDir, c.name), c.args...)
-	c.cmd.Env = append(os.Environ(), c.env...)
-	c.cmd.Stdout, c.cmd.Stderr = out, out
-	// If this process dies without stopping its children, they die too.
-	c.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := c.cmd.Start(); err != nil {
-		out.Close()
-		return fmt.Errorf("starting %s: %w", c.name, err)
-	}
-	c.done = make(chan struct{})
-	go func() {
-		err := c.cmd.Wait()
-		out.Close()
-		c.err = fmt.Errorf("%s exited unexpectedly (%v); see %s", c.name, err, out.Name())
-		close(c.done)
-	}()
-	return nil
+	cmd := exec.Command(filepath.Join(binDir, c.name), c.args...)
+	cmd.Env = append(os.Environ(), c.env...)
+	c.proc, err = proc.Start(cmd, out)
+	return err
 }
 
 func (c *component) stop() {
 	log("Stopping " + c.name)
-	_ = c.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-c.done:
-	case <-time.After(20 * time.Second):
-		_ = c.cmd.Process.Kill()
-		<-c.done
-	}
+	c.proc.Stop(20 * time.Second)
 }
 
 // firstExit reports the first component that exits.
@@ -470,8 +451,8 @@ func firstExit(procs []*component) <-chan error {
 	ch := make(chan error, len(procs))
 	for _, p := range procs {
 		go func() {
-			<-p.done
-			ch <- p.err
+			<-p.proc.Done()
+			ch <- fmt.Errorf("%s exited unexpectedly (%v); see %s", p.name, p.proc.Err(), p.logPath)
 		}()
 	}
 	return ch

@@ -1,6 +1,7 @@
 // Package proc holds what the framework needs around the processes it
-// starts (the cluster components and the operator): free loopback ports for
-// them to listen on, and the ends of their logs for error messages.
+// starts (the cluster components and the operator): starting them with a
+// log file and stopping them, free loopback ports for them to listen on,
+// and the ends of their logs for error messages.
 package proc
 
 import (

@@ -1,0 +1,66 @@
+package proc
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// Process is a started child process whose output goes to a log file.
+type Process struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+	err  error // what Wait returned; valid once done is closed
+}
+
+// Start starts cmd with its stdout and stderr going to log, which is closed
+// when the process exits. If the calling process dies without stopping
+// it, the child is killed too.
+func Start(cmd *exec.Cmd, log *os.File) (*Process, error) {
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		log.Close()
+		return nil, fmt.Errorf("starting %s: %w", cmd.Path, err)
+	}
+	p := &Process{cmd: cmd, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		log.Close()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// Done is closed when the process has exited.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// Err is what waiting for the process returned; valid once Done is closed.
+func (p *Process) Err() error { return p.err }
+
+// Running reports whether the process is alive.
+func (p *Process) Running() bool {
+	select {
+	case <-p.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// Stop sends SIGTERM, kills the process if it is still there after grace,
+// and waits for it to exit.
+func (p *Process) Stop(grace time.Duration) {
+	if !p.Running() {
+		return
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(grace):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+}
