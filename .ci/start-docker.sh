@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Makes this CI machine look like a learner's laptop for the kind backend: a
-# Docker daemon that answers. When none does, installs Debian's docker.io and
-# starts dockerd by hand (PID 1 is not systemd here), with the runc wrapper
-# this machine needs as the default runtime. Prints the dockerd pid it
+# Docker daemon that answers. When none does, starts dockerd (installed by
+# .ci/run) by hand (PID 1 is not systemd here), with the runc wrapper this
+# machine needs as the default runtime. Prints the dockerd pid it
 # started on stdout (nothing when a daemon already answered).
 set -euo pipefail
 
@@ -11,14 +11,8 @@ if docker info >/dev/null 2>&1; then
   exit 0
 fi
 
-need=()
-command -v dockerd >/dev/null || need+=(docker.io)
-command -v jq >/dev/null || need+=(jq)
-if ((${#need[@]})); then
-  echo "Docker: installing ${need[*]} from Debian" >&2
-  apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >&2
-fi
+command -v dockerd >/dev/null || { echo "error: dockerd is not installed (.ci/run installs Debian's docker.io)" >&2; exit 1; }
+command -v jq >/dev/null || { echo "error: jq is not installed (the runc wrapper needs it)" >&2; exit 1; }
 
 # The wrapper lives outside the checkout: dockerd may outlive this clone.
 wrapper=/usr/local/libexec/redis-operator-ci/runc-without-sys-resource
