@@ -38,6 +38,9 @@ KIND_CLUSTER_DIR ?= $(CURDIR)/_output/kind-cluster
 CLUSTER ?= auto
 # `make cluster-up` writes the chosen backend and its KUBECONFIG here.
 CLUSTER_ENV := $(CURDIR)/_output/cluster.env
+# The ClusterRole generated from each chapter's RBAC markers
+# (chapters/NN-slug/role.yaml; config/rbac/role.yaml is the latest chapter's).
+ROLE_NAME := redis-operator
 CHAPTERS := $(sort $(patsubst chapters/%/,%,$(wildcard chapters/*/)))
 LATEST_CHAPTER := $(words $(CHAPTERS))
 
@@ -85,21 +88,26 @@ build: ## Build bin/operator.
 	go build -o $(BIN)/operator ./operator
 
 .PHONY: manifests
-manifests: $(CONTROLLER_GEN) ## Regenerate the CRD, RBAC and deepcopy code from the Go markers.
+manifests: $(CONTROLLER_GEN) ## Regenerate the CRD, each chapter's RBAC role and deepcopy code from the Go markers.
 	$(CONTROLLER_GEN) object paths=./api/...
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
-	$(CONTROLLER_GEN) rbac:roleName=manager-role paths=./chapters/... output:rbac:artifacts:config=config/rbac
+	@for c in $(CHAPTERS); do \
+	  echo "$(CONTROLLER_GEN) rbac:roleName=$(ROLE_NAME) paths=./chapters/$$c/... output:rbac:dir=chapters/$$c"; \
+	  $(CONTROLLER_GEN) rbac:roleName=$(ROLE_NAME) paths=./chapters/$$c/... output:rbac:dir=chapters/$$c; done
+	cp chapters/$(lastword $(CHAPTERS))/role.yaml config/rbac/role.yaml
 
 .PHONY: verify-manifests
 verify-manifests: $(CONTROLLER_GEN) ## Fail if the generated CRD, RBAC or deepcopy code is stale.
 	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
 	$(CONTROLLER_GEN) object paths=./api/... output:object:dir=$$tmp/api; \
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:dir=$$tmp/crd; \
-	$(CONTROLLER_GEN) rbac:roleName=manager-role paths=./chapters/... output:rbac:dir=$$tmp/rbac; \
 	stale=0; \
+	for c in $(CHAPTERS); do \
+	  $(CONTROLLER_GEN) rbac:roleName=$(ROLE_NAME) paths=./chapters/$$c/... output:rbac:dir=$$tmp/rbac/$$c; \
+	  diff -u chapters/$$c/role.yaml $$tmp/rbac/$$c/role.yaml || stale=1; done; \
 	diff -u api/v1/zz_generated.deepcopy.go $$tmp/api/zz_generated.deepcopy.go || stale=1; \
 	diff -u config/crd/bases $$tmp/crd || stale=1; \
-	diff -u config/rbac/role.yaml $$tmp/rbac/role.yaml || stale=1; \
+	diff -u config/rbac/role.yaml $$tmp/rbac/$(lastword $(CHAPTERS))/role.yaml || stale=1; \
 	if [[ $$stale == 1 ]]; then echo "error: generated files are stale; run 'make manifests' and commit the result" >&2; exit 1; fi; \
 	echo "Generated files are up to date"
 

@@ -75,8 +75,9 @@ func (r *RedisReconciler) reconcileNormal(ctx context.Context, redis *myappv1.Re
 }
 
 // ensurePod creates the named pod unless it exists. The name is
-// deterministic, so AlreadyExists from the API server is the lock that keeps
-// two reconciles from creating the same pod twice.
+// deterministic, so the API server refuses a second pod of that name with
+// AlreadyExists: when the cache has not yet seen a pod created a moment ago,
+// a later reconcile cannot create it twice.
 func (r *RedisReconciler) ensurePod(ctx context.Context, redis *myappv1.Redis, name string) error {
 	log := ctrl.LoggerFrom(ctx)
 

@@ -63,11 +63,15 @@ const (
 // RedisReconciler makes the pods of a Redis exist.
 type RedisReconciler struct {
 	client.Client
-	Scheme   *runtime.Scheme
-	Recorder events.EventRecorder
+	// APIReader reads from the API server, not the cache. It is used only
+	// when the cache is known to be behind.
+	APIReader client.Reader
+	Scheme    *runtime.Scheme
+	Recorder  events.EventRecorder
 }
 
 // +kubebuilder:rbac:groups=myapp.example.com,resources=redis,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=myapp.example.com,resources=redis/finalizers,verbs=update
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
@@ -130,10 +134,10 @@ func (r *RedisReconciler) trackPods(ctx context.Context, redis *myappv1.Redis, n
 	return nil
 }
 
-// reconcileDelete deletes every recorded pod, then removes the operator's
-// finalizers so the API server can delete the Redis. A pod that is already
-// gone counts as deleted: a Redis must never hang in Terminating because
-// someone deleted a pod first.
+// reconcileDelete deletes every recorded pod that the Redis controls, then
+// removes the operator's finalizers so the API server can delete the Redis.
+// A pod that is already gone counts as deleted: a Redis must never hang in
+// Terminating because someone deleted a pod first.
 func (r *RedisReconciler) reconcileDelete(ctx context.Context, redis *myappv1.Redis) (ctrl.Result, error) {
 	log := ctrl.LoggerFrom(ctx)
 	tracked := TrackedPods(redis)
@@ -142,17 +146,9 @@ func (r *RedisReconciler) reconcileDelete(ctx context.Context, redis *myappv1.Re
 		return ctrl.Result{}, nil
 	}
 	for _, name := range tracked {
-		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: redis.Namespace, Name: name}}
-		log.Info("Deleting pod", "Pod", klog.KObj(pod))
-		err := r.Delete(ctx, pod)
-		if apierrors.IsNotFound(err) {
-			continue
+		if err := r.deletePod(ctx, redis, name); err != nil {
+			return ctrl.Result{}, err
 		}
-		if err != nil {
-			return ctrl.Result{}, fmt.Errorf("deleting pod %s: %w", name, err)
-		}
-		r.Recorder.Eventf(redis, pod, corev1.EventTypeNormal, ReasonSuccessfulDelete, "DeletePod",
-			"Deleted pod %s", name)
 	}
 
 	// Build the list that is kept instead of removing entries while ranging
@@ -166,9 +162,41 @@ func (r *RedisReconciler) reconcileDelete(ctx context.Context, redis *myappv1.Re
 	return ctrl.Result{}, nil
 }
 
+// deletePod deletes the named pod if the Redis controls it. A pod that
+// took a recorded name after ours was deleted is someone else's: it is left
+// alone, with a Warning event. The UID precondition makes the API server
+// refuse the delete if the pod was replaced after it was read; the retry
+// reads again.
+func (r *RedisReconciler) deletePod(ctx context.Context, redis *myappv1.Redis, name string) error {
+	log := ctrl.LoggerFrom(ctx)
+	pod := &corev1.Pod{}
+	if err := r.Get(ctx, types.NamespacedName{Namespace: redis.Namespace, Name: name}, pod); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	if !metav1.IsControlledBy(pod, redis) {
+		r.Recorder.Eventf(redis, pod, corev1.EventTypeWarning, ReasonErrResourceExists, "DeletePod",
+			"Pod %s is not controlled by this Redis; it is left alone", name)
+		return nil
+	}
+	if !pod.DeletionTimestamp.IsZero() {
+		return nil
+	}
+	log.Info("Deleting pod", "Pod", klog.KObj(pod))
+	if err := r.Delete(ctx, pod, client.Preconditions{UID: &pod.UID}); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("deleting pod %s: %w", name, err)
+	}
+	r.Recorder.Eventf(redis, pod, corev1.EventTypeNormal, ReasonSuccessfulDelete, "DeletePod",
+		"Deleted pod %s", name)
+	return nil
+}
+
 // ensurePod creates the named pod unless it exists. The name is
-// deterministic, so AlreadyExists from the API server is the lock that keeps
-// two reconciles from creating the same pod twice.
+// deterministic, so the API server refuses a second pod of that name with
+// AlreadyExists: when the cache has not yet seen a pod created a moment ago,
+// a later reconcile cannot create it twice.
 func (r *RedisReconciler) ensurePod(ctx context.Context, redis *myappv1.Redis, name string) error {
 	log := ctrl.LoggerFrom(ctx)
 
@@ -195,17 +223,12 @@ func (r *RedisReconciler) ensurePod(ctx context.Context, redis *myappv1.Redis, n
 	if err != nil {
 		return err
 	}
-	// A recorded pod that is missing was deleted behind our back.
-	reason, verb := ReasonSuccessfulCreate, "Created"
-	if controllerutil.ContainsFinalizer(redis, PodFinalizer(name)) {
-		reason, verb = ReasonSuccessfulRebuild, "Rebuilt"
-	}
-	log.Info("Creating pod", "Pod", klog.KObj(pod), "rebuild", reason == ReasonSuccessfulRebuild)
+	log.Info("Creating pod", "Pod", klog.KObj(pod))
 	if err := r.Create(ctx, pod); err != nil {
 		if apierrors.IsAlreadyExists(err) {
-			// Our cache was behind. Retry, so that the next pass checks who
-			// controls the pod that is there.
-			return fmt.Errorf("pod %s appeared while creating it: %w", name, err)
+			// Our cache was behind: it had not seen a pod that exists. Ask
+			// the API server whose pod it is.
+			return r.checkExistingPod(ctx, redis, name)
 		}
 		if apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause) {
 			// The namespace is going, and the Redis with it: nothing to retry.
@@ -215,8 +238,35 @@ func (r *RedisReconciler) ensurePod(ctx context.Context, redis *myappv1.Redis, n
 			"Failed to create pod %s: %v", name, err)
 		return fmt.Errorf("creating pod %s: %w", name, err)
 	}
+	// A recorded pod that had to be created was deleted behind our back.
+	// Said only once the create succeeded: a create that finds the pod
+	// there (the cache was behind) rebuilt nothing.
+	reason, verb := ReasonSuccessfulCreate, "Created"
+	if controllerutil.ContainsFinalizer(redis, PodFinalizer(name)) {
+		reason, verb = ReasonSuccessfulRebuild, "Rebuilt"
+	}
 	r.Recorder.Eventf(redis, pod, corev1.EventTypeNormal, reason, "CreatePod",
 		"%s pod %s", verb, name)
+	return nil
+}
+
+// checkExistingPod reads the named pod from the API server, bypassing the
+// cache, after a create found it already there. Usually it is the pod this
+// Redis created a moment ago, which the cache has not seen yet: nothing to
+// do, and nothing worth an error. A pod someone else controls gets the same
+// Warning as when the cache shows it.
+func (r *RedisReconciler) checkExistingPod(ctx context.Context, redis *myappv1.Redis, name string) error {
+	existing := &corev1.Pod{}
+	if err := r.APIReader.Get(ctx, types.NamespacedName{Namespace: redis.Namespace, Name: name}, existing); err != nil {
+		// Gone again already: the retry creates it.
+		return fmt.Errorf("reading pod %s after AlreadyExists: %w", name, err)
+	}
+	if !metav1.IsControlledBy(existing, redis) {
+		r.Recorder.Eventf(redis, existing, corev1.EventTypeWarning, ReasonErrResourceExists, "CreatePod",
+			"Pod %s already exists and is not controlled by this Redis", name)
+		return fmt.Errorf("pod %s exists and is not controlled by Redis %s", name, redis.Name)
+	}
+	ctrl.LoggerFrom(ctx).V(1).Info("Pod exists already; the cache was behind", "Pod", klog.KObj(existing))
 	return nil
 }
 
@@ -278,12 +328,13 @@ func PodName(redis *myappv1.Redis, index int32) string {
 }
 
 // NewRedisReconciler returns a reconciler that uses the manager's client,
-// scheme and event recorder.
+// API reader, scheme and event recorder.
 func NewRedisReconciler(mgr ctrl.Manager) *RedisReconciler {
 	return &RedisReconciler{
-		Client:   mgr.GetClient(),
-		Scheme:   mgr.GetScheme(),
-		Recorder: mgr.GetEventRecorder("redis-controller"),
+		Client:    mgr.GetClient(),
+		APIReader: mgr.GetAPIReader(),
+		Scheme:    mgr.GetScheme(),
+		Recorder:  mgr.GetEventRecorder("redis-controller"),
 	}
 }
 
