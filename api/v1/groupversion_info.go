@@ -6,8 +6,9 @@
 package v1
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/scheme"
 )
 
 // GroupName is the API group of the Redis resource; it also qualifies the
@@ -21,9 +22,19 @@ var (
 	GroupVersion = schema.GroupVersion{Group: GroupName, Version: "v1"}
 
 	// SchemeBuilder registers this package's types with a runtime.Scheme.
-	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
+	// It is apimachinery's, as in Kubernetes' own API packages, so that
+	// importing the API does not pull in controller-runtime.
+	SchemeBuilder = runtime.NewSchemeBuilder(addKnownTypes)
 
 	// AddToScheme adds this package's types to a scheme, so that clients can
 	// encode and decode them.
 	AddToScheme = SchemeBuilder.AddToScheme
 )
+
+// addKnownTypes registers the Redis kinds under GroupVersion, with the
+// meta types (ListOptions and the like) that every group version carries.
+func addKnownTypes(s *runtime.Scheme) error {
+	s.AddKnownTypes(GroupVersion, &Redis{}, &RedisList{})
+	metav1.AddToGroupVersion(s, GroupVersion)
+	return nil
+}

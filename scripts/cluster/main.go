@@ -35,7 +35,7 @@ func usage(fs *flag.FlagSet) func() {
 		fmt.Fprintln(fs.Output(), "  down    stop the cluster (with auto: every backend's cluster that runs)")
 		fmt.Fprintln(fs.Output(), "  status  say whether the cluster is running")
 		fmt.Fprintln(fs.Output(), "  choose  print the backend CLUSTER resolves to, and why (on stderr)")
-		fmt.Fprintln(fs.Output(), "  run     run the local cluster in the foreground until interrupted (what up starts)")
+		fmt.Fprintln(fs.Output(), "  run     keep the local cluster in the foreground until interrupted (what up starts)")
 		fmt.Fprintln(fs.Output(), "\nThe kind backend also reads KIND_CLUSTER_NAME, KIND_CLUSTER_DIR, KIND_NODE_IMAGE,")
 		fmt.Fprintln(fs.Output(), "KIND_OFFLINE_NODE_IMAGE and KIND_API_SERVER_PORT.\n\nFlags:")
 		fs.PrintDefaults()
