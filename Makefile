@@ -6,6 +6,7 @@
 KUBERNETES_VERSION ?= v1.37.1
 ETCD_VERSION ?= v3.7.0
 CONTROLLER_TOOLS_VERSION ?= v0.23.0
+GOLANGCI_LINT_VERSION ?= v2.15.0
 # The Ginkgo CLI and kind's base files always match the versions in go.mod.
 GINKGO_VERSION := $(shell go list -m -f '{{.Version}}' github.com/onsi/ginkgo/v2 2>/dev/null)
 KIND_VERSION := $(shell go list -m -f '{{.Version}}' sigs.k8s.io/kind 2>/dev/null)
@@ -28,6 +29,7 @@ SHELL := /usr/bin/env bash
 BIN := $(CURDIR)/bin
 CONTROLLER_GEN := $(BIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 GINKGO := $(BIN)/ginkgo-$(GINKGO_VERSION)
+GOLANGCI_LINT := $(BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 # Built Kubernetes binaries are cached by version outside the checkout, so
 # every clone on the machine shares them.
 CACHE_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/redis-operator
@@ -48,9 +50,10 @@ export KUBERNETES_VERSION CLUSTER LOCAL_CLUSTER_DIR KIND_CLUSTER_DIR KIND_OFFLIN
 # The suites and `make run` use the kubectl built at the cluster's version.
 export KUBECTL ?= $(KUBERNETES_BIN)/kubectl
 
-# `make test-chapter 5`, `make diff-chapter 5` and `make run 5`: the word
+# `make test-chapter 5`, `make prove-chapter 5`, `make diff-chapter 5` and
+# `make run 5`: the word
 # after the target is the chapter number (CHAPTER=5 works too).
-ifneq ($(filter test-chapter diff-chapter run,$(firstword $(MAKECMDGOALS))),)
+ifneq ($(filter test-chapter prove-chapter diff-chapter run,$(firstword $(MAKECMDGOALS))),)
   CHAPTER_ARG := $(word 2,$(MAKECMDGOALS))
   ifneq ($(CHAPTER_ARG),)
     $(eval $(CHAPTER_ARG):;@:)
@@ -118,6 +121,10 @@ vet: ## Run go vet, and check formatting and go.mod tidiness.
 	if [[ -n "$$unformatted" ]]; then echo "error: not gofmt-ed: $$unformatted" >&2; exit 1; fi
 	go vet ./...
 
+.PHONY: lint
+lint: $(GOLANGCI_LINT) ## Run golangci-lint with the checked-in .golangci.yml.
+	$(GOLANGCI_LINT) run
+
 .PHONY: unit
 unit: ## Run the unit tests (no cluster needed).
 	go test ./api/... ./chapters/... ./operator/... ./scripts/... ./tests/framework/...
@@ -183,8 +190,19 @@ test-chapter: check-chapter-1 $(GINKGO) build cluster-up ## Run chapter N's end-
 test-chapters: $(GINKGO) build cluster-up ## Run every chapter's end-to-end suite.
 	@$(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(GINKGO) $(GINKGO_FLAGS) $(addprefix tests/chapter,$(shell seq -f %02g 1 $(LATEST_CHAPTER)))
 
+.PHONY: prove-chapter
+prove-chapter: check-chapter-1 $(GINKGO) build cluster-up ## Prove chapter N's lesson: its lesson specs fail against chapter N-1, its suite passes: make prove-chapter 5
+	@go build -o $(BIN)/prove ./scripts/prove
+	@$(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(BIN)/prove --chapter $(CHAPTER) --ginkgo $(GINKGO) $(if $(PROVE_TIMEOUT),--eventually-timeout $(PROVE_TIMEOUT))
+
+.PHONY: prove-chapters
+prove-chapters: $(GINKGO) build cluster-up ## Prove every chapter's lesson (and run every suite): make prove-chapter for each.
+	@go build -o $(BIN)/prove ./scripts/prove
+	@for n in $$(seq 1 $(LATEST_CHAPTER)); do \
+	  $(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(BIN)/prove --chapter $$n --ginkgo $(GINKGO) $(if $(PROVE_TIMEOUT),--eventually-timeout $(PROVE_TIMEOUT)) || exit 1; done
+
 .PHONY: test
-test: vet verify-manifests unit test-chapters ## Everything CI runs: checks, unit tests and every chapter's suite.
+test: vet lint verify-manifests unit test-chapters ## Everything CI runs: checks, lint, unit tests and every chapter's suite.
 
 .PHONY: clean
 clean: cluster-down ## Stop the test clusters and remove bin/ and _output/ (the Kubernetes cache stays).
@@ -203,6 +221,11 @@ with_kubeconfig = $(if $(and $(filter-out existing,$(CLUSTER)),$(wildcard $(CLUS
 $(CONTROLLER_GEN):
 	GOBIN=$(BIN) go install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_TOOLS_VERSION)
 	mv $(BIN)/controller-gen $@
+
+$(GOLANGCI_LINT):
+	@echo "Building golangci-lint $(GOLANGCI_LINT_VERSION) into bin/ (about 3 minutes cold)"
+	GOBIN=$(BIN) go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
+	mv $(BIN)/golangci-lint $@
 
 $(GINKGO):
 	@test -n "$(GINKGO_VERSION)" || { echo "error: cannot read the Ginkgo version from go.mod" >&2; exit 1; }

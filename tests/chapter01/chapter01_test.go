@@ -5,7 +5,9 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	myappv1 "example.com/redis-operator/api/v1"
 	"example.com/redis-operator/tests/framework"
 )
 
@@ -16,7 +18,7 @@ var _ = Describe("A Redis", func() {
 		ns = env.NewNamespace(ctx)
 	})
 
-	It("gets pods <name>-0 to <name>-(N-1) with the operator's labels", func(ctx SpecContext) {
+	It("gets pods <name>-0 to <name>-(N-1) with the operator's labels", framework.Lesson, func(ctx SpecContext) {
 		env.CreateRedis(ctx, ns, "cache", 3)
 
 		pods, err := env.Pods(ctx, ns, "cache")
@@ -30,13 +32,13 @@ var _ = Describe("A Redis", func() {
 		}
 	})
 
-	It("keeps exactly its pods when reconciled again", func(ctx SpecContext) {
+	It("keeps exactly its pods when reconciled again", framework.Lesson, func(ctx SpecContext) {
 		env.CreateRedis(ctx, ns, "cache", 2)
 		uids := env.PodUIDs(ctx, ns, "cache")
 
-		By("changing the Redis so that it is reconciled again")
-		env.MustKubectl(ctx, "label", "redis", "cache", "-n", ns, "touched=yes")
-		Consistently(func() map[string]string { return env.PodUIDs(ctx, ns, "cache") }).
+		By("changing the Redis and waiting until the operator has reconciled it again")
+		env.ExpectReconcile(ctx, ns, func() { env.TouchRedis(ctx, ns, "cache") })
+		Consistently(func() any { return env.PodUIDs(ctx, ns, "cache") }).
 			WithContext(ctx).Should(Equal(uids), "pods were recreated or duplicated")
 	})
 
@@ -45,8 +47,8 @@ var _ = Describe("A Redis", func() {
 			out, err := env.Apply(ctx, framework.RedisManifest(ns, "bad", replicas))
 			Expect(err).To(HaveOccurred(), "kubectl apply accepted replicas %s: %s", replicas, out)
 			Expect(err.Error()).To(ContainSubstring(message))
-			_, err = env.Kubectl.Run(ctx, "get", "redis", "bad", "-n", ns)
-			Expect(err).To(MatchError(ContainSubstring("NotFound")))
+			_, err = env.Redis(ctx, ns, "bad")
+			Expect(err).To(MatchError(ContainSubstring("not found")))
 		},
 		Entry("negative", "-1", "should be greater than or equal to 0"),
 		Entry("over the maximum", "11", "should be less than or equal to 10"),
@@ -61,8 +63,11 @@ var _ = Describe("A Redis", func() {
 	It("leaves its pods behind when deleted (the limitation chapter 2 fixes)", func(ctx SpecContext) {
 		env.CreateRedis(ctx, ns, "cache", 2)
 
-		env.MustKubectl(ctx, "delete", "redis", "cache", "-n", ns)
-		env.ExpectGone(ctx, ns, "redis/cache")
+		By("deleting the Redis; the operator reconciles the delete and finds it gone")
+		env.ExpectReconcile(ctx, ns, func() {
+			env.MustKubectl(ctx, "delete", "redis", "cache", "-n", ns)
+			env.ExpectGone(ctx, &myappv1.Redis{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cache"}})
+		})
 		Consistently(env.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).
 			Should(Equal(framework.PodNames("cache", 2)), "nothing deletes the pods in chapter 1")
 	})

@@ -9,6 +9,8 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gbytes"
 	"github.com/onsi/gomega/gexec"
+
+	"example.com/redis-operator/tests/framework"
 )
 
 // The operator binary says in one line what is wrong, instead of retrying
@@ -21,6 +23,17 @@ var _ = Describe("bin/operator", func() {
 		Eventually(session).Should(gexec.Exit(1))
 		return session
 	}
+
+	It("runs in the suites as its own ServiceAccount, which may do what the chapter's role allows and no more", func(ctx SpecContext) {
+		operator, err := framework.NewKubectl(env.Operator.Kubeconfig)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(operator.Run(ctx, "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}")).
+			To(Equal("system:serviceaccount:" + framework.OperatorNamespace + ":" + framework.OperatorServiceAccount))
+		Expect(operator.Run(ctx, "auth", "can-i", "create", "pods", "-n", "default")).To(Equal("yes\n"))
+		out, err := operator.Run(ctx, "auth", "can-i", "list", "secrets", "-n", "default")
+		Expect(err).To(HaveOccurred(), "kubectl auth can-i exits 1 for no")
+		Expect(out).To(Equal("no\n"))
+	})
 
 	It("refuses an unknown chapter", func() {
 		session := run("--chapter", "99")

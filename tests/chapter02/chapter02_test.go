@@ -3,6 +3,11 @@ package chapter02
 import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	myappv1 "example.com/redis-operator/api/v1"
+	"example.com/redis-operator/tests/framework"
 )
 
 var _ = Describe("A Redis", func() {
@@ -13,36 +18,38 @@ var _ = Describe("A Redis", func() {
 		env.CreateRedis(ctx, ns, "cache", 3)
 	})
 
-	It("records each of its pods as a domain-qualified finalizer", func(ctx SpecContext) {
-		Eventually(env.Finalizers).WithContext(ctx).WithArguments(ns, "redis/cache").Should(ConsistOf(
+	It("records each of its pods as a domain-qualified finalizer", framework.Lesson, func(ctx SpecContext) {
+		Eventually(env.Finalizers).WithContext(ctx).WithArguments(ns, "cache").Should(ConsistOf(
 			"myapp.example.com/cache-0", "myapp.example.com/cache-1", "myapp.example.com/cache-2"))
 	})
 
-	It("takes its pods with it when deleted", func(ctx SpecContext) {
+	It("takes its pods with it when deleted", framework.Lesson, func(ctx SpecContext) {
 		env.MustKubectl(ctx, "delete", "redis", "cache", "-n", ns, "--wait=false")
 
-		env.ExpectGone(ctx, ns, "redis/cache")
+		env.ExpectGone(ctx, &myappv1.Redis{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cache"}})
 		Eventually(env.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(BeEmpty())
 	})
 
-	It("is deleted even when one of its pods was deleted first", func(ctx SpecContext) {
+	It("is deleted even when one of its pods was deleted first", framework.Lesson, func(ctx SpecContext) {
 		// The original code returned the pod's NotFound error from its
 		// delete loop, so this Redis stayed Terminating forever.
-		Eventually(env.Finalizers).WithContext(ctx).WithArguments(ns, "redis/cache").Should(HaveLen(3))
+		Eventually(env.Finalizers).WithContext(ctx).WithArguments(ns, "cache").Should(HaveLen(3))
 		env.MustKubectl(ctx, "delete", "pod", "cache-1", "-n", ns)
+		env.ExpectGone(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cache-1"}})
 
 		env.MustKubectl(ctx, "delete", "redis", "cache", "-n", ns, "--wait=false")
 
-		env.ExpectGone(ctx, ns, "redis/cache")
+		env.ExpectGone(ctx, &myappv1.Redis{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cache"}})
 		Eventually(env.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(BeEmpty())
 	})
 
-	It("does not get back a pod deleted with kubectl (the limitation chapter 5 fixes)", func(ctx SpecContext) {
-		Eventually(env.Finalizers).WithContext(ctx).WithArguments(ns, "redis/cache").Should(HaveLen(3))
+	It("does not get back a pod deleted with kubectl, even when reconciled (the limitation chapter 5 fixes)", func(ctx SpecContext) {
+		Eventually(env.Finalizers).WithContext(ctx).WithArguments(ns, "cache").Should(HaveLen(3))
 
-		env.DeletePodAndExpectNoRebuild(ctx, ns, "cache-0")
+		By("deleting cache-0, then touching the Redis so that the operator reconciles it after the delete")
+		env.DeletePodAndExpectNoRebuild(ctx, ns, "cache", "cache-0", func() { env.TouchRedis(ctx, ns, "cache") })
 
-		By("the finalizer still records the pod that is gone")
-		Expect(env.Finalizers(ctx, ns, "redis/cache")).To(ContainElement("myapp.example.com/cache-0"))
+		By("the finalizer still records the pod that is gone: creation trusts it")
+		Expect(env.Finalizers(ctx, ns, "cache")).To(ContainElement("myapp.example.com/cache-0"))
 	})
 })

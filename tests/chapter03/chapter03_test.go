@@ -4,7 +4,11 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	. "github.com/onsi/gomega/gstruct"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+
+	myappv1 "example.com/redis-operator/api/v1"
+	"example.com/redis-operator/tests/framework"
 )
 
 var _ = Describe("A Redis", func() {
@@ -14,9 +18,9 @@ var _ = Describe("A Redis", func() {
 		ns = env.NewNamespace(ctx)
 	})
 
-	It("is the controller owner of each of its pods", func(ctx SpecContext) {
+	It("is the controller owner of each of its pods", framework.Lesson, func(ctx SpecContext) {
 		env.CreateRedis(ctx, ns, "cache", 3)
-		uid, err := env.JSONPath(ctx, ns, "redis/cache", "{.metadata.uid}")
+		redis, err := env.Redis(ctx, ns, "cache")
 		Expect(err).NotTo(HaveOccurred())
 
 		pods, err := env.Pods(ctx, ns, "cache")
@@ -27,16 +31,16 @@ var _ = Describe("A Redis", func() {
 				"APIVersion":         Equal("myapp.example.com/v1"),
 				"Kind":               Equal("Redis"),
 				"Name":               Equal("cache"),
-				"UID":                BeEquivalentTo(uid),
+				"UID":                Equal(redis.UID),
 				"Controller":         Equal(ptr.To(true)),
 				"BlockOwnerDeletion": Equal(ptr.To(true)),
 			})), "pod %s", pod.Name)
 		}
 	})
 
-	It("has its pods removed by the garbage collector when it goes without the operator", func(ctx SpecContext) {
+	It("has its pods removed by the garbage collector when it goes without the operator", framework.Lesson, func(ctx SpecContext) {
 		env.CreateRedis(ctx, ns, "cache", 2)
-		Eventually(env.Finalizers).WithContext(ctx).WithArguments(ns, "redis/cache").Should(HaveLen(2))
+		Eventually(env.Finalizers).WithContext(ctx).WithArguments(ns, "cache").Should(HaveLen(2))
 
 		By("stopping the operator, so nothing but Kubernetes acts")
 		Expect(env.Operator.Stop()).To(Succeed())
@@ -45,48 +49,40 @@ var _ = Describe("A Redis", func() {
 		env.MustKubectl(ctx, "delete", "redis", "cache", "-n", ns, "--wait=false")
 		env.MustKubectl(ctx, "patch", "redis", "cache", "-n", ns, "--type=json",
 			"-p", `[{"op": "remove", "path": "/metadata/finalizers"}]`)
-		env.ExpectGone(ctx, ns, "redis/cache")
+		env.ExpectGone(ctx, &myappv1.Redis{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cache"}})
 
 		By("the garbage collector deletes the pods it owned")
 		Eventually(env.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(BeEmpty())
 	})
 
-	It("does not take over a pod of the same name that it does not control", func(ctx SpecContext) {
-		_, err := env.Apply(ctx, `apiVersion: v1
-kind: Pod
-metadata:
-  name: cache-0
-  namespace: `+ns+`
-spec:
-  containers:
-  - name: main
-    image: busybox
-`)
+	It("does not take over a pod of the same name that it does not control", framework.Lesson, func(ctx SpecContext) {
+		_, err := env.Apply(ctx, framework.ForeignPodManifest(ns, "cache-0"))
 		Expect(err).NotTo(HaveOccurred())
 
-		_, err = env.Apply(ctx, `apiVersion: myapp.example.com/v1
-kind: Redis
-metadata:
-  name: cache
-  namespace: `+ns+`
-spec:
-  replicas: 2
-`)
+		_, err = env.Apply(ctx, framework.RedisManifest(ns, "cache", 2))
 		Expect(err).NotTo(HaveOccurred())
 
 		By("creating the pod it can, and warning about the one it cannot")
 		Eventually(env.Pod).WithContext(ctx).WithArguments(ns, "cache-1").Should(Not(BeNil()))
 		Eventually(env.EventReasons).WithContext(ctx).WithArguments(ns, "Redis", "cache").
 			Should(ContainElement("ErrResourceExists"))
-		Consistently(env.JSONPath).WithContext(ctx).WithArguments(ns, "pod/cache-0", "{.metadata.ownerReferences}").
-			Should(BeEmpty(), "the operator adopted a pod it does not control")
-		Expect(env.Finalizers(ctx, ns, "redis/cache")).To(ConsistOf("myapp.example.com/cache-1"))
+		Consistently(func(g Gomega) {
+			pod, err := env.Pod(ctx, ns, "cache-0")
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(pod.OwnerReferences).To(BeEmpty(), "the operator adopted a pod it does not control")
+		}).WithContext(ctx).Should(Succeed())
+		Expect(env.Finalizers(ctx, ns, "cache")).To(ConsistOf("myapp.example.com/cache-1"))
 	})
 
-	It("still does not get back a pod deleted with kubectl", func(ctx SpecContext) {
-		env.CreateRedis(ctx, ns, "cache", 2)
-		Eventually(env.Finalizers).WithContext(ctx).WithArguments(ns, "redis/cache").Should(HaveLen(2))
+	It("leaves alone, when deleted, a pod that took a recorded name and that it does not control", framework.Lesson, func(ctx SpecContext) {
+		env.ExpectForeignPodSurvivesRedisDeletion(ctx, ns)
+	})
 
-		env.DeletePodAndExpectNoRebuild(ctx, ns, "cache-1")
+	It("still does not get back a pod deleted with kubectl, even when reconciled", func(ctx SpecContext) {
+		env.CreateRedis(ctx, ns, "cache", 2)
+		Eventually(env.Finalizers).WithContext(ctx).WithArguments(ns, "cache").Should(HaveLen(2))
+
+		By("deleting cache-1, then touching the Redis so that the operator reconciles it after the delete")
+		env.DeletePodAndExpectNoRebuild(ctx, ns, "cache", "cache-1", func() { env.TouchRedis(ctx, ns, "cache") })
 	})
 })

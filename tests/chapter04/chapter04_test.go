@@ -1,10 +1,10 @@
 package chapter04
 
 import (
-	"time"
-
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"example.com/redis-operator/tests/framework"
 )
 
 // The operator's reconcile counter is observed from outside, through its
@@ -13,45 +13,28 @@ import (
 var _ = Describe("A pod delete", func() {
 	var ns string
 
-	// settledReconcileTotal waits until the operator has stopped reconciling
-	// (the counter holds still for a few seconds) and returns the counter.
-	settledReconcileTotal := func(ctx SpecContext) float64 {
-		GinkgoHelper()
-		var total float64
-		Eventually(func(g Gomega) {
-			var err error
-			total, err = env.Operator.ReconcileTotal()
-			g.Expect(err).NotTo(HaveOccurred())
-			g.Consistently(env.Operator.ReconcileTotal).WithTimeout(3 * time.Second).Should(Equal(total))
-		}).WithContext(ctx).Should(Succeed())
-		return total
-	}
-
 	BeforeEach(func(ctx SpecContext) {
 		ns = env.NewNamespace(ctx)
-		// Earlier specs' Redis objects are reconciled while their
-		// namespaces go; this spec counts reconciles, so wait for them.
-		env.WaitForOtherNamespacesGone(ctx, ns)
 		env.CreateRedis(ctx, ns, "cache", 2)
-		Eventually(env.Finalizers).WithContext(ctx).WithArguments(ns, "redis/cache").Should(HaveLen(2))
+		Eventually(env.Finalizers).WithContext(ctx).WithArguments(ns, "cache").Should(HaveLen(2))
 	})
 
-	It("of a pod the Redis controls makes the operator reconcile, yet the pod is not rebuilt", func(ctx SpecContext) {
-		before := settledReconcileTotal(ctx)
+	It("of a pod the Redis controls makes the operator reconcile", framework.Lesson, func(ctx SpecContext) {
+		env.ExpectReconcile(ctx, ns, func() {
+			env.MustKubectl(ctx, "delete", "pod", "cache-0", "-n", ns)
+		})
+	})
 
-		env.MustKubectl(ctx, "delete", "pod", "cache-0", "-n", ns)
-
-		Eventually(env.Operator.ReconcileTotal).WithContext(ctx).Should(BeNumerically(">", before),
-			"deleting a pod the Redis controls did not trigger a reconcile")
-		env.ExpectStaysGone(ctx, ns, "pod/cache-0", "creation still trusts the finalizers in chapter 4")
+	It("of a pod the Redis controls still does not get the pod back (the limitation chapter 5 fixes)", func(ctx SpecContext) {
+		By("deleting cache-0: its delete event makes the operator reconcile, which creates nothing")
+		env.DeletePodAndExpectNoRebuild(ctx, ns, "cache", "cache-0", nil)
 	})
 
 	It("of a pod no Redis controls does not make the operator reconcile", func(ctx SpecContext) {
 		By("creating a pod without owner and a pod controlled by a ConfigMap named like the Redis")
 		env.MustKubectl(ctx, "create", "configmap", "cache", "-n", ns)
-		cmUID, err := env.JSONPath(ctx, ns, "configmap/cache", "{.metadata.uid}")
-		Expect(err).NotTo(HaveOccurred())
-		_, err = env.Apply(ctx, `apiVersion: v1
+		cm := env.MustKubectl(ctx, "get", "configmap", "cache", "-n", ns, "-o", "jsonpath={.metadata.uid}")
+		_, err := env.Apply(ctx, `apiVersion: v1
 kind: List
 items:
 - apiVersion: v1
@@ -60,23 +43,32 @@ items:
     name: loner
     namespace: `+ns+`
   spec:
-    containers: [{name: main, image: busybox}]
+    terminationGracePeriodSeconds: 1
+    containers: [{name: main, image: redis:7.0}]
 - apiVersion: v1
   kind: Pod
   metadata:
     name: cache-config-user
     namespace: `+ns+`
     ownerReferences:
-    - {apiVersion: v1, kind: ConfigMap, name: cache, uid: `+cmUID+`, controller: true}
+    - {apiVersion: v1, kind: ConfigMap, name: cache, uid: `+cm+`, controller: true}
   spec:
-    containers: [{name: main, image: busybox}]
+    terminationGracePeriodSeconds: 1
+    containers: [{name: main, image: redis:7.0}]
 `)
 		Expect(err).NotTo(HaveOccurred())
-		before := settledReconcileTotal(ctx)
+		before := env.SettledReconcileTotal(ctx, ns)
 
+		By("deleting both; kubectl returns once they are gone, so their delete events have been sent")
 		env.MustKubectl(ctx, "delete", "pod", "loner", "cache-config-user", "-n", ns)
 
 		Consistently(env.Operator.ReconcileTotal).WithContext(ctx).Should(Equal(before),
 			"deleting a pod that no Redis controls triggered a reconcile")
+	})
+})
+
+var _ = Describe("A Redis", func() {
+	It("leaves alone, when deleted, a pod that took a recorded name and that it does not control", func(ctx SpecContext) {
+		env.ExpectForeignPodSurvivesRedisDeletion(ctx, env.NewNamespace(ctx))
 	})
 })

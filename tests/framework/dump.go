@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best dot-imported.
+	. "github.com/onsi/ginkgo/v2"
 
 	"example.com/redis-operator/tests/framework/proc"
 )

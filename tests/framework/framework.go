@@ -4,46 +4,55 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
-	. "github.com/onsi/ginkgo/v2" //nolint:revive // Ginkgo's DSL reads best dot-imported.
-	. "github.com/onsi/gomega"    //nolint:revive // Gomega's DSL reads best dot-imported.
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	myappv1 "example.com/redis-operator/api/v1"
 )
 
 // Suite-wide timing. Eventually waits long enough for a pod to be deleted
-// through kubelet termination and rebuilt; Consistently watches long enough
-// for a reconcile that should not happen to have happened.
+// through kubelet termination and rebuilt (E2E_EVENTUALLY_TIMEOUT changes
+// it: `make prove-chapter` uses a shorter one, so that the specs that must
+// fail against the previous chapter do not each wait 90 s); Consistently
+// watches long enough for a reconcile that should not happen to have
+// happened.
 const (
-	EventuallyTimeout  = 90 * time.Second
-	PollingInterval    = 250 * time.Millisecond
-	ConsistentlyWindow = 6 * time.Second
-	crdName            = "redis.myapp.example.com"
+	DefaultEventuallyTimeout = 90 * time.Second
+	PollingInterval          = 250 * time.Millisecond
+	ConsistentlyWindow       = 6 * time.Second
+	crdName                  = "redis.myapp.example.com"
 	// SetupTimeout bounds BeforeSuite: building the operator and starting it.
 	SetupTimeout = 5 * time.Minute
 )
 
-// Env is one chapter suite's world: the cluster, kubectl and the running
-// operator.
+// Env is one chapter suite's world: the cluster, kubectl, a client for the
+// reads that specs poll, and the running operator.
 type Env struct {
-	Chapter  int
-	Cluster  *Cluster
-	Kubectl  *Kubectl
+	Chapter int
+	Cluster *Cluster
+	Kubectl *Kubectl
+	// Client reads (and, in rare setup steps, writes) with the cluster's
+	// admin credentials. What a learner would type stays kubectl.
+	Client   client.Client
 	Operator *Operator
 }
 
 // NewSuite registers the BeforeSuite and AfterSuite of chapter n's suite
 // and returns the Env they fill in: the cluster, the CRD installed, and
-// bin/operator --chapter n running.
+// bin/operator --chapter n running under the chapter's own RBAC role.
 func NewSuite(chapter int) *Env {
 	env := &Env{Chapter: chapter}
 	BeforeSuite(func(ctx SpecContext) { env.setup(ctx) }, NodeTimeout(SetupTimeout))
@@ -57,8 +66,19 @@ func RunSuite(t *testing.T, env *Env, title string) {
 	RunSpecs(t, title, Label(fmt.Sprintf("chapter-%02d", env.Chapter)))
 }
 
+// Lesson labels the specs that prove what a chapter teaches: each must fail
+// against the previous chapter's operator and pass against its own
+// (`make prove-chapter N`).
+var Lesson = Label("lesson")
+
 func (e *Env) setup(ctx context.Context) {
-	SetDefaultEventuallyTimeout(EventuallyTimeout)
+	timeout := DefaultEventuallyTimeout
+	if v := os.Getenv("E2E_EVENTUALLY_TIMEOUT"); v != "" {
+		var err error
+		timeout, err = time.ParseDuration(v)
+		Expect(err).NotTo(HaveOccurred(), "E2E_EVENTUALLY_TIMEOUT must be a duration such as 30s")
+	}
+	SetDefaultEventuallyTimeout(timeout)
 	SetDefaultEventuallyPollingInterval(PollingInterval)
 	SetDefaultConsistentlyDuration(ConsistentlyWindow)
 	SetDefaultConsistentlyPollingInterval(PollingInterval)
@@ -71,7 +91,11 @@ func (e *Env) setup(ctx context.Context) {
 	cluster, err := ClusterFromEnv(ctx)
 	Expect(err).NotTo(HaveOccurred())
 	By(fmt.Sprintf("using the %s cluster (%s)", cluster.Provider, cluster.Kubeconfig))
-	e.Cluster, e.Kubectl = cluster, NewKubectl(cluster.Kubeconfig)
+	e.Cluster = cluster
+	e.Kubectl, err = NewKubectl(cluster.Kubeconfig)
+	Expect(err).NotTo(HaveOccurred())
+	e.Client, err = NewClient(cluster.Kubeconfig)
+	Expect(err).NotTo(HaveOccurred())
 
 	By("installing the Redis CRD")
 	root := RepoRoot()
@@ -87,20 +111,29 @@ func (e *Env) setup(ctx context.Context) {
 	}
 	// OPERATOR_CHAPTER runs this suite against another chapter's operator,
 	// e.g. chapter 5's suite against chapter 4, to watch it fail where the
-	// lesson matters.
+	// lesson matters; 0 runs none (the CRD alone).
 	operatorChapter := chapter
 	if v := os.Getenv("OPERATOR_CHAPTER"); v != "" {
 		operatorChapter, err = strconv.Atoi(v)
 		Expect(err).NotTo(HaveOccurred(), "OPERATOR_CHAPTER must be a chapter number")
 	}
+
+	kubeconfig := filepath.Join(root, "_output", "operator", fmt.Sprintf("chapter%02d.kubeconfig", chapter))
+	if operatorChapter != 0 {
+		role, err := ChapterRole(root, operatorChapter)
+		Expect(err).NotTo(HaveOccurred())
+		By(fmt.Sprintf("making a ServiceAccount bound only to chapter %d's role (%s)", operatorChapter, role))
+		Expect(e.ServiceAccountKubeconfig(ctx, role, kubeconfig)).To(Succeed())
+	}
+
 	e.Operator = &Operator{
 		Binary:     binary,
 		Chapter:    operatorChapter,
-		Kubeconfig: cluster.Kubeconfig,
+		Kubeconfig: kubeconfig,
 		LogPath:    filepath.Join(root, "_output", "logs", fmt.Sprintf("chapter%02d-operator.log", chapter)),
 	}
 	_ = os.Remove(e.Operator.LogPath)
-	By(fmt.Sprintf("starting bin/operator --chapter %d (log: %s)", operatorChapter, e.Operator.LogPath))
+	By(fmt.Sprintf("starting bin/operator --chapter %d as that ServiceAccount (log: %s)", operatorChapter, e.Operator.LogPath))
 	Expect(e.Operator.Start(ctx)).To(Succeed())
 }
 
@@ -162,12 +195,12 @@ func (e *Env) NewNamespace(ctx context.Context) string {
 func (e *Env) WaitForOtherNamespacesGone(ctx context.Context, keep string) {
 	GinkgoHelper()
 	Eventually(func(g Gomega) []string {
-		out, err := e.Kubectl.Run(ctx, "get", "namespaces", "-l", suiteLabel+"="+e.suiteLabelValue(), "-o", "name")
-		g.Expect(err).NotTo(HaveOccurred())
+		list := &corev1.NamespaceList{}
+		g.Expect(e.Client.List(ctx, list, client.MatchingLabels{suiteLabel: e.suiteLabelValue()})).To(Succeed())
 		var others []string
-		for _, name := range strings.Fields(out) {
-			if name != "namespace/"+keep {
-				others = append(others, name)
+		for _, n := range list.Items {
+			if n.Name != keep {
+				others = append(others, n.Name)
 			}
 		}
 		return others
@@ -191,6 +224,22 @@ spec:
 `, ns, name, replicas)
 }
 
+// ForeignPodManifest is a pod with no owner, as someone other than the
+// operator would create it.
+func ForeignPodManifest(ns, name string) string {
+	return fmt.Sprintf(`apiVersion: v1
+kind: Pod
+metadata:
+  namespace: %s
+  name: %s
+spec:
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: main
+    image: %s
+`, ns, name, myappv1.DefaultImage)
+}
+
 // CreateRedis applies a Redis and waits until its pods <name>-0..N-1 exist.
 func (e *Env) CreateRedis(ctx context.Context, ns, name string, replicas int) {
 	GinkgoHelper()
@@ -199,7 +248,7 @@ func (e *Env) CreateRedis(ctx context.Context, ns, name string, replicas int) {
 	Eventually(e.PodNamesFunc(ctx, ns, name)).WithContext(ctx).Should(Equal(PodNames(name, replicas)))
 }
 
-// PodNames is <name>-0 .. <name>-(n-1), in the order `kubectl get` sorts them.
+// PodNames is <name>-0 .. <name>-(n-1), sorted by name.
 func PodNames(name string, n int) []string {
 	names := make([]string, n)
 	for i := range names {
@@ -209,132 +258,40 @@ func PodNames(name string, n int) []string {
 	return names
 }
 
-// Pods lists the pods of a Redis (by its instance label) with kubectl.
-func (e *Env) Pods(ctx context.Context, ns, redis string) ([]corev1.Pod, error) {
-	out, err := e.Kubectl.Run(ctx, "get", "pods", "-n", ns, "-l", "app.kubernetes.io/instance="+redis, "-o", "json")
-	if err != nil {
-		return nil, err
-	}
-	var list corev1.PodList
-	if err := json.Unmarshal([]byte(out), &list); err != nil {
-		return nil, err
-	}
-	sort.Slice(list.Items, func(i, j int) bool { return list.Items[i].Name < list.Items[j].Name })
-	return list.Items, nil
-}
-
-// PodNamesFunc is for Eventually: the sorted names of a Redis' pods that
-// are not being deleted.
-func (e *Env) PodNamesFunc(ctx context.Context, ns, redis string) func(Gomega) []string {
-	return func(g Gomega) []string {
-		pods, err := e.Pods(ctx, ns, redis)
-		g.Expect(err).NotTo(HaveOccurred())
-		names := []string{}
-		for _, p := range pods {
-			if p.DeletionTimestamp == nil {
-				names = append(names, p.Name)
-			}
+// DeletePodAndExpectNoRebuild is what every chapter before the rebuild
+// chapter must show. It deletes a pod with kubectl, waits until the pod is
+// gone, then makes the operator reconcile the Redis with trigger (touching
+// the Redis, say, where nothing watches pods) and observes that reconcile.
+// Only then does it check that the pod stays gone: a reconcile that would
+// rebuild it has run.
+func (e *Env) DeletePodAndExpectNoRebuild(ctx context.Context, ns, redis, pod string, trigger func()) {
+	GinkgoHelper()
+	e.ExpectReconcile(ctx, ns, func() {
+		e.MustKubectl(ctx, "delete", "pod", pod, "-n", ns)
+		e.ExpectGone(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: pod}})
+		if trigger != nil {
+			trigger()
 		}
-		return names
-	}
+	})
+	e.ExpectStaysGone(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: pod}},
+		"the pod was rebuilt")
 }
 
-// Pod gets one pod with kubectl.
-func (e *Env) Pod(ctx context.Context, ns, name string) (*corev1.Pod, error) {
-	out, err := e.Kubectl.Run(ctx, "get", "pod", "-n", ns, name, "-o", "json")
-	if err != nil {
-		return nil, err
-	}
-	pod := &corev1.Pod{}
-	return pod, json.Unmarshal([]byte(out), pod)
-}
-
-// PodUIDs maps pod name to UID for a Redis' pods.
-func (e *Env) PodUIDs(ctx context.Context, ns, redis string) map[string]string {
+// TouchRedis changes a label on the Redis, which makes the operator
+// reconcile it without changing what it asks for.
+func (e *Env) TouchRedis(ctx context.Context, ns, name string) {
 	GinkgoHelper()
-	pods, err := e.Pods(ctx, ns, redis)
-	Expect(err).NotTo(HaveOccurred())
-	uids := map[string]string{}
-	for _, p := range pods {
-		uids[p.Name] = string(p.UID)
-	}
-	return uids
-}
-
-// JSONPath reads one field of an object with kubectl's -o jsonpath.
-func (e *Env) JSONPath(ctx context.Context, ns, object, path string) (string, error) {
-	out, err := e.Kubectl.Run(ctx, "get", "-n", ns, object, "-o", "jsonpath="+path)
-	return strings.TrimSpace(out), err
-}
-
-// Finalizers returns an object's finalizers.
-func (e *Env) Finalizers(ctx context.Context, ns, object string) ([]string, error) {
-	out, err := e.JSONPath(ctx, ns, object, "{.metadata.finalizers}")
-	if err != nil || out == "" {
-		return nil, err
-	}
-	var finalizers []string
-	return finalizers, json.Unmarshal([]byte(out), &finalizers)
-}
-
-// notFound is for Eventually and Consistently: it passes while `kubectl
-// get` says NotFound for the object (kind/name).
-func (e *Env) notFound(ctx context.Context, ns, object string) func(Gomega) {
-	return func(g Gomega) {
-		_, err := e.Kubectl.Run(ctx, "get", "-n", ns, object)
-		g.Expect(err).To(MatchError(ContainSubstring("NotFound")))
-	}
-}
-
-// ExpectGone waits until `kubectl get` says NotFound for the object.
-func (e *Env) ExpectGone(ctx context.Context, ns, object string) {
-	GinkgoHelper()
-	Eventually(e.notFound(ctx, ns, object)).WithContext(ctx).Should(Succeed(), "%s in %s still exists", object, ns)
-}
-
-// ExpectStaysGone checks that the object does not come back for the
-// Consistently window; why says what it would mean if it did.
-func (e *Env) ExpectStaysGone(ctx context.Context, ns, object, why string) {
-	GinkgoHelper()
-	Consistently(e.notFound(ctx, ns, object)).WithContext(ctx).Should(Succeed(), "%s in %s: %s", object, ns, why)
-}
-
-// EventReasons lists the reasons of the events in a namespace that are
-// about the named object (kind/name, e.g. Redis/cache).
-func (e *Env) EventReasons(ctx context.Context, ns, kind, name string) ([]string, error) {
-	out, err := e.Kubectl.Run(ctx, "get", "events", "-n", ns, "-o", "json")
-	if err != nil {
-		return nil, err
-	}
-	var list corev1.EventList
-	if err := json.Unmarshal([]byte(out), &list); err != nil {
-		return nil, err
-	}
-	var reasons []string
-	for _, ev := range list.Items {
-		if ev.InvolvedObject.Kind == kind && ev.InvolvedObject.Name == name {
-			reasons = append(reasons, ev.Reason)
-		}
-	}
-	return reasons, nil
-}
-
-// DeletePodAndExpectNoRebuild deletes a pod with kubectl and checks that it
-// stays gone: what every chapter before the rebuild chapter must show.
-func (e *Env) DeletePodAndExpectNoRebuild(ctx context.Context, ns, pod string) {
-	GinkgoHelper()
-	e.MustKubectl(ctx, "delete", "pod", pod, "-n", ns)
-	e.ExpectStaysGone(ctx, ns, "pod/"+pod, "the pod was rebuilt")
+	e.MustKubectl(ctx, "label", "redis", name, "-n", ns, "--overwrite", "touched="+strconv.FormatInt(time.Now().UnixNano(), 36))
 }
 
 // ExpectRebuilt waits until the named pod exists again with a UID other
 // than oldUID, is not being deleted, and is Running.
-func (e *Env) ExpectRebuilt(ctx context.Context, ns, pod, oldUID string) {
+func (e *Env) ExpectRebuilt(ctx context.Context, ns, pod string, oldUID types.UID) {
 	GinkgoHelper()
 	Eventually(func(g Gomega) {
 		p, err := e.Pod(ctx, ns, pod)
 		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(string(p.UID)).NotTo(Equal(oldUID), "still the old pod")
+		g.Expect(p.UID).NotTo(Equal(oldUID), "still the old pod")
 		g.Expect(p.DeletionTimestamp).To(BeNil())
 		g.Expect(p.Status.Phase).To(Equal(corev1.PodRunning))
 	}).WithContext(ctx).Should(Succeed(), "pod %s was not rebuilt", pod)

@@ -8,10 +8,17 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"example.com/redis-operator/tests/framework/proc"
 )
@@ -20,8 +27,10 @@ import (
 // against the cluster, exactly as `make run` runs it, with its log kept in a
 // file for the failure dump.
 type Operator struct {
-	Binary      string
-	Chapter     int
+	Binary  string
+	Chapter int
+	// Kubeconfig holds the operator's own credentials: a ServiceAccount
+	// token bound to the chapter's generated role, never the admin's.
 	Kubeconfig  string
 	LogPath     string
 	metricsAddr string
@@ -29,8 +38,94 @@ type Operator struct {
 	proc        *proc.Process
 }
 
+// The ServiceAccount the operator runs as in the suites, and its namespace.
+const (
+	OperatorNamespace      = "redis-operator-system"
+	OperatorServiceAccount = "redis-operator"
+	// operatorRole is the ClusterRole name in every chapter's role.yaml
+	// (ROLE_NAME in the Makefile).
+	operatorRole = "redis-operator"
+)
+
+// httpClient bounds every request to the operator's endpoints.
+var httpClient = &http.Client{Timeout: 5 * time.Second}
+
+// ChapterRole is the RBAC role generated from chapter n's markers.
+func ChapterRole(root string, n int) (string, error) {
+	matches, _ := filepath.Glob(filepath.Join(root, "chapters", fmt.Sprintf("%02d-*", n), "role.yaml"))
+	if len(matches) != 1 {
+		return "", fmt.Errorf("no generated role for chapter %d (chapters/%02d-*/role.yaml); `make manifests` writes it", n, n)
+	}
+	return matches[0], nil
+}
+
+// ServiceAccountKubeconfig gives the operator an identity of its own: it
+// applies role (a chapter's generated ClusterRole), a ServiceAccount bound
+// to it and nothing else, and writes to path a kubeconfig with a token of
+// that account for the cluster behind the admin kubeconfig.
+func (e *Env) ServiceAccountKubeconfig(ctx context.Context, role, path string) error {
+	if _, err := e.Kubectl.Run(ctx, "apply", "--server-side", "--force-conflicts", "-f", role); err != nil {
+		return err
+	}
+	_, err := e.Apply(ctx, fmt.Sprintf(`apiVersion: v1
+kind: Namespace
+metadata:
+  name: %[1]s
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata:
+  namespace: %[1]s
+  name: %[2]s
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: %[2]s
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: ClusterRole
+  name: %[3]s
+subjects:
+- kind: ServiceAccount
+  namespace: %[1]s
+  name: %[2]s
+`, OperatorNamespace, OperatorServiceAccount, operatorRole))
+	if err != nil {
+		return err
+	}
+	token, err := e.Kubectl.Run(ctx, "create", "token", OperatorServiceAccount, "-n", OperatorNamespace, "--duration=12h")
+	if err != nil {
+		return err
+	}
+
+	admin, err := clientcmd.BuildConfigFromFlags("", e.Cluster.Kubeconfig)
+	if err != nil {
+		return err
+	}
+	if err := rest.LoadTLSFiles(admin); err != nil {
+		return err
+	}
+	user := "system:serviceaccount:" + OperatorNamespace + ":" + OperatorServiceAccount
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["cluster"] = &clientcmdapi.Cluster{Server: admin.Host, CertificateAuthorityData: admin.CAData}
+	cfg.AuthInfos[user] = &clientcmdapi.AuthInfo{Token: strings.TrimSpace(token)}
+	cfg.Contexts["operator"] = &clientcmdapi.Context{Cluster: "cluster", AuthInfo: user}
+	cfg.CurrentContext = "operator"
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return clientcmd.WriteToFile(*cfg, path)
+}
+
 // Start starts the operator and waits until its readiness probe answers.
+// Chapter 0 is no operator at all: the CRD alone, which is what chapter
+// 1's lesson specs must fail against.
 func (o *Operator) Start(ctx context.Context) error {
+	if o.Chapter == 0 {
+		GinkgoWriter.Println("chapter 0: no operator runs")
+		return nil
+	}
 	for _, addr := range []*string{&o.metricsAddr, &o.probeAddr} {
 		port, err := proc.FreePort()
 		if err != nil {
@@ -45,37 +140,42 @@ func (o *Operator) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(logf, "==== %s starting bin/operator --chapter %d\n", time.Now().Format(time.RFC3339), o.Chapter)
-	o.proc, err = proc.Start(exec.Command(o.Binary,
+	args := []string{
 		"--chapter", strconv.Itoa(o.Chapter),
 		"--kubeconfig", o.Kubeconfig,
 		"--metrics-bind-address", o.metricsAddr,
 		"--health-probe-bind-address", o.probeAddr,
-	), logf)
+	}
+	GinkgoWriter.Printf("$ bin/operator %s\n", strings.Join(args, " "))
+	fmt.Fprintf(logf, "==== %s starting bin/operator %s\n", time.Now().Format(time.RFC3339), strings.Join(args, " "))
+	o.proc, err = proc.Start(exec.Command(o.Binary, args...), logf)
 	if err != nil {
 		return err
 	}
 
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		select {
-		case <-o.proc.Done():
-			return fmt.Errorf("operator exited during start-up; its log %s ends with:\n%s", o.LogPath, proc.Tail(o.LogPath, 20))
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(200 * time.Millisecond):
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+		if !o.proc.Running() {
+			return false, fmt.Errorf("operator exited during start-up; its log %s ends with:\n%s", o.LogPath, proc.Tail(o.LogPath, 20))
 		}
-		resp, err := http.Get("http://" + o.probeAddr + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
+		resp, err := o.get(ctx, o.probeAddr, "/readyz")
+		if err != nil {
+			return false, nil
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("operator not ready after 60s; see %s", o.LogPath)
-		}
+		defer resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, nil
+	})
+	if err != nil && o.proc.Running() {
+		return fmt.Errorf("operator not ready after 60s (%w); see %s", err, o.LogPath)
 	}
+	return err
+}
+
+func (o *Operator) get(ctx context.Context, addr, path string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+path, nil)
+	if err != nil {
+		return nil, err
+	}
+	return httpClient.Do(req)
 }
 
 // Running reports whether the operator process is alive.
@@ -84,6 +184,7 @@ func (o *Operator) Running() bool { return o.proc != nil && o.proc.Running() }
 // Stop stops the operator gracefully and waits for it to exit.
 func (o *Operator) Stop() error {
 	if o.proc != nil {
+		GinkgoWriter.Printf("stopping bin/operator --chapter %d\n", o.Chapter)
 		o.proc.Stop(30 * time.Second)
 	}
 	return nil
@@ -92,9 +193,12 @@ func (o *Operator) Stop() error {
 // ReconcileTotal reads controller_runtime_reconcile_total for the "redis"
 // controller from the operator's metrics endpoint, summed over results.
 // It counts every Reconcile call, so a spec can observe from outside
-// whether an event made the operator reconcile.
-func (o *Operator) ReconcileTotal() (float64, error) {
-	resp, err := http.Get("http://" + o.metricsAddr + "/metrics")
+// whether something made the operator reconcile.
+func (o *Operator) ReconcileTotal(ctx context.Context) (float64, error) {
+	if o.Chapter == 0 {
+		return 0, fmt.Errorf("no operator runs (chapter 0)")
+	}
+	resp, err := o.get(ctx, o.metricsAddr, "/metrics")
 	if err != nil {
 		return 0, err
 	}
@@ -117,4 +221,51 @@ func (o *Operator) ReconcileTotal() (float64, error) {
 		}
 	}
 	return total, nil
+}
+
+// SettledReconcileTotal waits until the operator has stopped reconciling
+// (the counter holds still for a few seconds) and returns the counter.
+// Earlier specs' namespaces are waited for first: their Redis objects are
+// reconciled while they go.
+func (e *Env) SettledReconcileTotal(ctx context.Context, ns string) float64 {
+	GinkgoHelper()
+	e.WaitForOtherNamespacesGone(ctx, ns)
+	var total float64
+	Eventually(func(g Gomega) {
+		var err error
+		total, err = e.Operator.ReconcileTotal(ctx)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Consistently(e.Operator.ReconcileTotal).WithContext(ctx).WithTimeout(3 * time.Second).Should(Equal(total))
+	}).WithContext(ctx).Should(Succeed())
+	return total
+}
+
+// ExpectReconcile runs action once the operator is idle and waits until
+// the operator has finished a reconcile after it: the proof, for a spec
+// that says something must not happen, that what would have made it happen
+// did happen.
+func (e *Env) ExpectReconcile(ctx context.Context, ns string, action func()) {
+	GinkgoHelper()
+	before := e.SettledReconcileTotal(ctx, ns)
+	action()
+	Eventually(e.Operator.ReconcileTotal).WithContext(ctx).Should(BeNumerically(">", before),
+		"the operator did not reconcile after the action")
+}
+
+// LogOffset is where the operator's log ends now, for LogSince.
+func (o *Operator) LogOffset() int64 {
+	info, err := os.Stat(o.LogPath)
+	if err != nil {
+		return 0
+	}
+	return info.Size()
+}
+
+// LogSince returns what the operator logged after offset.
+func (o *Operator) LogSince(offset int64) string {
+	data, err := os.ReadFile(o.LogPath)
+	if err != nil || int64(len(data)) < offset {
+		return ""
+	}
+	return string(data[offset:])
 }

@@ -13,6 +13,9 @@ package kindcluster
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -25,7 +28,9 @@ import (
 	"strings"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/kind/pkg/apis/config/defaults"
 	"sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
@@ -139,7 +144,17 @@ func Up(ctx context.Context, o Options, out io.Writer) error {
 		if err := waitForAPIServer(ctx, o.KubeconfigPath(), time.Minute); err != nil {
 			return fmt.Errorf("kind cluster %q exists but does not answer (%w): run `make cluster-down`, then `make cluster-up`", o.Name, err)
 		}
-		return nil
+		same, err := madeWithThisConfig(ctx, o)
+		if err != nil {
+			return fmt.Errorf("reading the nodes of kind cluster %q: %w", o.Name, err)
+		}
+		if same {
+			return nil
+		}
+		fmt.Fprintf(out, "Kind cluster %q was made with another configuration (an older checkout); recreating it\n", o.Name)
+		if err := p.Delete(o.Name, o.KubeconfigPath()); err != nil {
+			return fmt.Errorf("deleting kind cluster %q: %w", o.Name, err)
+		}
 	}
 
 	if o.APIServerPort != 0 {
@@ -179,16 +194,67 @@ func Config(o Options, ownCNI bool) *v1alpha4.Cluster {
 			// The offline image configures a bridge CNI for its one node.
 			DisableDefaultCNI: ownCNI,
 			// 0: kind picks a free port.
-			APIServerPort: int32(o.APIServerPort), //nolint:gosec // validated 0..65535
+			APIServerPort: int32(o.APIServerPort), // validated 0..65535 by OptionsFromEnv
 		},
 		// Where the node cannot lower oom_score_adj (rootless Docker or
 		// Podman, some VMs), containerd must not try.
 		ContainerdConfigPatches: []string{"[plugins.\"io.containerd.grpc.v1.cri\"]\n  restrict_oom_score_adj = true"},
 		// On a cgroup v1 host the kubelet refuses to start unless told
 		// otherwise; on cgroup v2 this changes nothing.
-		KubeadmConfigPatches: []string{"kind: KubeletConfiguration\napiVersion: kubelet.config.k8s.io/v1beta1\nfailCgroupV1: false"},
+		KubeadmConfigPatches: []string{
+			"kind: KubeletConfiguration\napiVersion: kubelet.config.k8s.io/v1beta1\nfailCgroupV1: false",
+			// As on production clusters that enforce it: setting
+			// blockOwnerDeletion on a child needs update on the owner's
+			// finalizers subresource. (kubeadm enables NodeRestriction.)
+			"kind: ClusterConfiguration\napiServer:\n  extraArgs:\n    enable-admission-plugins: NodeRestriction,OwnerReferencesPermissionEnforcement",
+		},
 	}
+	c.Nodes[0].Labels = map[string]string{ConfigLabel: configHash(c)}
 	return c
+}
+
+// ConfigLabel is a node label with a hash of the configuration the cluster
+// was made with, so that a cluster made by an older checkout is recreated
+// instead of silently reused.
+const ConfigLabel = "redis-operator.example.com/kind-config"
+
+// configHash hashes what Config sets, without what varies from one
+// creation to the next (the port, the CNI the image brings).
+func configHash(c *v1alpha4.Cluster) string {
+	recipe := c.DeepCopy()
+	recipe.Networking.APIServerPort = 0
+	recipe.Networking.DisableDefaultCNI = false
+	recipe.Nodes[0].Labels = nil
+	data, err := json.Marshal(recipe)
+	if err != nil {
+		panic(err) // a struct of strings, ints and bools always marshals
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:8])
+}
+
+// madeWithThisConfig says whether the running cluster's node carries this
+// configuration's hash.
+func madeWithThisConfig(ctx context.Context, o Options) (bool, error) {
+	cfg, err := clientcmd.BuildConfigFromFlags("", o.KubeconfigPath())
+	if err != nil {
+		return false, err
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return false, err
+	}
+	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return false, err
+	}
+	want := configHash(Config(o, false))
+	for _, n := range nodes.Items {
+		if n.Labels[ConfigLabel] != want {
+			return false, nil
+		}
+	}
+	return len(nodes.Items) > 0, nil
 }
 
 // ChooseNodeImage picks the node image and says why. It pulls kind's

@@ -245,6 +245,9 @@ func Run(ctx context.Context, o Options) (retErr error) {
 	// no controller manager. This cluster does, so it behaves like a real one.
 	api.Disable("disable-admission-plugins")
 	api.Set("authorization-mode", "Node", "RBAC")
+	// As on production clusters that enforce it: setting blockOwnerDeletion
+	// on a child needs update on the owner's finalizers subresource.
+	api.Set("enable-admission-plugins", "OwnerReferencesPermissionEnforcement")
 	api.Set("endpoint-reconciler-type", "none")
 
 	log("Starting etcd and kube-apiserver")
@@ -260,7 +263,7 @@ func Run(ctx context.Context, o Options) (retErr error) {
 
 	certDir := plane.APIServer.CertDir
 	caPath := filepath.Join(certDir, "serving-ca.crt")
-	if err := os.WriteFile(caPath, plane.APIServer.SecureServing.CA, 0o644); err != nil {
+	if err := os.WriteFile(caPath, plane.APIServer.CA, 0o644); err != nil {
 		return err
 	}
 	kubeconfigFor := func(name string, user envtest.User) (string, error) {

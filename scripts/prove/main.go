@@ -1,0 +1,252 @@
+// Command prove shows that a chapter's lesson specs prove its lesson: each
+// spec labelled "lesson" in tests/chapterNN must fail against chapter N-1's
+// operator (chapter 0 is no operator, for chapter 1) and pass against
+// chapter N's, where the whole suite must pass too. It runs the suite twice
+// with the Ginkgo CLI, reads Ginkgo's JSON reports and prints one line per
+// lesson spec with both outcomes. `make prove-chapter N` runs it.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/onsi/ginkgo/v2/types"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	var (
+		chapter          int
+		ginkgo, outDir   string
+		timeout, suiteTO string
+	)
+	flag.IntVar(&chapter, "chapter", 0, "the chapter whose lesson to prove (1 or more)")
+	flag.StringVar(&ginkgo, "ginkgo", "", "the Ginkgo CLI")
+	flag.StringVar(&outDir, "output-dir", "_output/prove", "where the runs' logs and JSON reports go")
+	flag.StringVar(&timeout, "eventually-timeout", "", "Eventually's timeout in both runs (default: 20s on the local cluster, 90s elsewhere)")
+	flag.StringVar(&suiteTO, "suite-timeout", "20m", "Ginkgo's timeout for one run")
+	flag.Parse()
+	if chapter < 1 || ginkgo == "" || flag.NArg() > 0 {
+		return errors.New("usage: prove --chapter N --ginkgo PATH [--eventually-timeout D]")
+	}
+	if timeout == "" {
+		timeout = "90s"
+		if os.Getenv("CLUSTER") == "local" {
+			// Pods on the hollow node end in about a second; a lesson spec
+			// that fails against the previous chapter waits this long.
+			timeout = "20s"
+		}
+	}
+	suite := fmt.Sprintf("tests/chapter%02d", chapter)
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return err
+	}
+
+	fmt.Printf("=== Proving chapter %d: its lesson specs against chapter %d's operator (each must fail), then its whole suite against its own (each must pass); Eventually waits %s\n",
+		chapter, chapter-1, timeout)
+	red, err := runSuite(runInput{ginkgo: ginkgo, suite: suite, outDir: outDir, chapter: chapter,
+		operator: chapter - 1, lessonsOnly: true, timeout: timeout, suiteTimeout: suiteTO})
+	if err != nil {
+		return err
+	}
+	green, err := runSuite(runInput{ginkgo: ginkgo, suite: suite, outDir: outDir, chapter: chapter,
+		operator: chapter, timeout: timeout, suiteTimeout: suiteTO})
+	if err != nil {
+		return err
+	}
+	return verdict(chapter, red, green)
+}
+
+type runInput struct {
+	ginkgo, suite, outDir string
+	chapter, operator     int
+	lessonsOnly           bool
+	timeout, suiteTimeout string
+}
+
+type runResult struct {
+	runInput
+	log      string
+	exitErr  error
+	report   types.Report
+	lessons  []types.SpecReport
+	setupErr string
+}
+
+func runSuite(in runInput) (*runResult, error) {
+	name := fmt.Sprintf("chapter%02d-against-%02d", in.chapter, in.operator)
+	res := &runResult{runInput: in, log: filepath.Join(in.outDir, name+".log")}
+	args := []string{"-v", "--no-color", "--timeout=" + in.suiteTimeout,
+		"--json-report=" + name + ".json", "--output-dir=" + in.outDir}
+	if in.lessonsOnly {
+		args = append(args, "--label-filter=lesson")
+	}
+	args = append(args, in.suite)
+	what := "the whole suite"
+	if in.lessonsOnly {
+		what = "the lesson specs"
+	}
+	fmt.Printf("--- %s against chapter %d (OPERATOR_CHAPTER=%d; log: %s)\n", what, in.operator, in.operator, res.log)
+	logf, err := os.Create(res.log)
+	if err != nil {
+		return nil, err
+	}
+	defer logf.Close()
+	cmd := exec.Command(in.ginkgo, args...)
+	cmd.Env = append(os.Environ(), fmt.Sprintf("OPERATOR_CHAPTER=%d", in.operator), "E2E_EVENTUALLY_TIMEOUT="+in.timeout)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	res.exitErr = cmd.Run()
+	printSummary(res.log)
+
+	data, err := os.ReadFile(filepath.Join(in.outDir, name+".json"))
+	if err != nil {
+		return nil, fmt.Errorf("ginkgo wrote no report (%v); its log %s ends with:\n%s", err, res.log, tail(res.log, 40))
+	}
+	var reports []types.Report
+	if err := json.Unmarshal(data, &reports); err != nil || len(reports) != 1 {
+		return nil, fmt.Errorf("reading %s: want one suite report (%v)", name+".json", err)
+	}
+	res.report = reports[0]
+	for _, s := range res.report.SpecReports {
+		switch {
+		case s.LeafNodeType.Is(types.NodeTypeBeforeSuite | types.NodeTypeSynchronizedBeforeSuite):
+			if s.State != types.SpecStatePassed {
+				res.setupErr = s.Failure.Message
+			}
+		case s.LeafNodeType == types.NodeTypeIt && slices.Contains(s.Labels(), "lesson"):
+			res.lessons = append(res.lessons, s)
+		}
+	}
+	return res, nil
+}
+
+// summaryLine matches Ginkgo's closing lines: "Ran 4 of 9 Specs in ...",
+// "FAIL! -- 0 Passed | 4 Failed ..." or "SUCCESS! -- ...".
+var summaryLine = regexp.MustCompile(`^(Ran \d+ of \d+ Specs|SUCCESS!|FAIL!)`)
+
+func printSummary(log string) {
+	f, err := os.Open(log)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		if summaryLine.MatchString(sc.Text()) {
+			fmt.Println("    " + sc.Text())
+		}
+	}
+}
+
+// verdict prints one line per lesson spec and fails unless every one
+// failed in the red run and passed in the green one.
+func verdict(chapter int, red, green *runResult) error {
+	var problems []string
+	if red.setupErr != "" {
+		problems = append(problems, fmt.Sprintf("the run against chapter %d failed in BeforeSuite, so its failures prove nothing: %s", red.operator, firstLine(red.setupErr)))
+	}
+	if len(green.lessons) == 0 {
+		problems = append(problems, fmt.Sprintf("tests/chapter%02d has no spec labelled lesson", chapter))
+	}
+	if green.exitErr != nil {
+		problems = append(problems, fmt.Sprintf("chapter %d's suite does not pass against chapter %d (see %s)", chapter, chapter, green.log))
+	}
+	redByName := map[string]types.SpecReport{}
+	for _, s := range red.lessons {
+		redByName[s.FullText()] = s
+	}
+
+	fmt.Printf("Chapter %d's lesson specs: against chapter %d | against chapter %d | spec\n", chapter, red.operator, green.operator)
+	for _, g := range green.lessons {
+		r, ran := redByName[g.FullText()]
+		redOK := ran && r.State.Is(types.SpecStateFailed|types.SpecStatePanicked|types.SpecStateTimedout)
+		greenOK := g.State == types.SpecStatePassed
+		redText := "did not run"
+		if ran {
+			redText = r.State.String()
+		}
+		fmt.Printf("  %-3s %-9s | %-9s | %s\n", mark(redOK && greenOK), redText, g.State.String(), g.FullText())
+		if ran && redOK {
+			fmt.Printf("        failed against chapter %d with: %s\n", red.operator, why(r.Failure.Message))
+		}
+		if !redOK {
+			problems = append(problems, fmt.Sprintf("%q must fail against chapter %d, but it %s", g.FullText(), red.operator, redText))
+		}
+		if !greenOK {
+			problems = append(problems, fmt.Sprintf("%q must pass against chapter %d, but it %s: %s", g.FullText(), chapter, g.State, firstLine(g.Failure.Message)))
+		}
+	}
+	if len(problems) > 0 {
+		for _, r := range []*runResult{red, green} {
+			if r.exitErr != nil && r == green || (r == red && red.setupErr != "") {
+				fmt.Printf("--- %s ends with:\n%s\n", r.log, tail(r.log, 150))
+			}
+		}
+		return fmt.Errorf("chapter %d is not proven:\n  - %s", chapter, strings.Join(problems, "\n  - "))
+	}
+	specs := "specs"
+	if len(green.lessons) == 1 {
+		specs = "spec"
+	}
+	fmt.Printf("=== Chapter %d proven: %d lesson %s failed against chapter %d and passed against chapter %d, with the rest of its suite\n",
+		chapter, len(green.lessons), specs, red.operator, chapter)
+	return nil
+}
+
+func mark(ok bool) string {
+	if ok {
+		return "ok"
+	}
+	return "NO"
+}
+
+// why shortens a failure message to what a reader needs: Gomega's
+// "Timed out after 30s." is followed by the spec's own description.
+func why(msg string) string {
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(msg), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+		if len(lines) == 2 || (len(lines) == 1 && !strings.HasPrefix(lines[0], "Timed out") && !strings.HasPrefix(lines[0], "Failed after")) {
+			break
+		}
+	}
+	return strings.Join(lines, " ")
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+func tail(path string, n int) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

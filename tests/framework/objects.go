@@ -1,0 +1,141 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	myappv1 "example.com/redis-operator/api/v1"
+)
+
+// The reads that specs poll go through a controller-runtime client: they
+// are not what a learner types, and polling kubectl would flood the report
+// with command lines. Actions stay kubectl.
+
+var scheme = runtime.NewScheme()
+
+func init() {
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(myappv1.AddToScheme(scheme))
+}
+
+// NewClient returns a client for the cluster behind kubeconfig. It reads
+// straight from the API server (no cache), so what a spec sees is current.
+func NewClient(kubeconfig string) (client.Client, error) {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("loading %s: %w", kubeconfig, err)
+	}
+	return client.New(cfg, client.Options{Scheme: scheme})
+}
+
+// Pods lists the pods of a Redis (by its instance label), sorted by name.
+func (e *Env) Pods(ctx context.Context, ns, redis string) ([]corev1.Pod, error) {
+	list := &corev1.PodList{}
+	if err := e.Client.List(ctx, list, client.InNamespace(ns),
+		client.MatchingLabels{"app.kubernetes.io/instance": redis}); err != nil {
+		return nil, err
+	}
+	sort.Slice(list.Items, func(i, j int) bool { return list.Items[i].Name < list.Items[j].Name })
+	return list.Items, nil
+}
+
+// PodNamesFunc is for Eventually: the sorted names of a Redis' pods that
+// are not being deleted.
+func (e *Env) PodNamesFunc(ctx context.Context, ns, redis string) func(Gomega) []string {
+	return func(g Gomega) []string {
+		pods, err := e.Pods(ctx, ns, redis)
+		g.Expect(err).NotTo(HaveOccurred())
+		names := []string{}
+		for _, p := range pods {
+			if p.DeletionTimestamp == nil {
+				names = append(names, p.Name)
+			}
+		}
+		return names
+	}
+}
+
+// Pod gets one pod.
+func (e *Env) Pod(ctx context.Context, ns, name string) (*corev1.Pod, error) {
+	pod := &corev1.Pod{}
+	return pod, e.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, pod)
+}
+
+// Redis gets one Redis.
+func (e *Env) Redis(ctx context.Context, ns, name string) (*myappv1.Redis, error) {
+	redis := &myappv1.Redis{}
+	return redis, e.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, redis)
+}
+
+// PodUIDs maps pod name to UID for a Redis' pods.
+func (e *Env) PodUIDs(ctx context.Context, ns, redis string) map[string]types.UID {
+	GinkgoHelper()
+	pods, err := e.Pods(ctx, ns, redis)
+	Expect(err).NotTo(HaveOccurred())
+	uids := map[string]types.UID{}
+	for _, p := range pods {
+		uids[p.Name] = p.UID
+	}
+	return uids
+}
+
+// Finalizers returns a Redis' finalizers.
+func (e *Env) Finalizers(ctx context.Context, ns, redis string) ([]string, error) {
+	r, err := e.Redis(ctx, ns, redis)
+	if err != nil {
+		return nil, err
+	}
+	return r.Finalizers, nil
+}
+
+// notFound is for Eventually and Consistently: it passes while the API
+// server says NotFound for obj (its namespace and name are what count).
+func (e *Env) notFound(ctx context.Context, obj client.Object) func(Gomega) {
+	return func(g Gomega) {
+		err := e.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj.DeepCopyObject().(client.Object))
+		g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "want NotFound, got %v", err)
+	}
+}
+
+// ExpectGone waits until the API server says NotFound for obj.
+func (e *Env) ExpectGone(ctx context.Context, obj client.Object) {
+	GinkgoHelper()
+	Eventually(e.notFound(ctx, obj)).WithContext(ctx).Should(Succeed(),
+		"%T %s still exists", obj, client.ObjectKeyFromObject(obj))
+}
+
+// ExpectStaysGone checks that obj does not come back for the Consistently
+// window; why says what it would mean if it did.
+func (e *Env) ExpectStaysGone(ctx context.Context, obj client.Object, why string) {
+	GinkgoHelper()
+	Consistently(e.notFound(ctx, obj)).WithContext(ctx).Should(Succeed(),
+		"%T %s: %s", obj, client.ObjectKeyFromObject(obj), why)
+}
+
+// EventReasons lists the reasons of the events in a namespace that are
+// about the named object (kind and name, e.g. Redis and cache).
+func (e *Env) EventReasons(ctx context.Context, ns, kind, name string) ([]string, error) {
+	list := &corev1.EventList{}
+	if err := e.Client.List(ctx, list, client.InNamespace(ns)); err != nil {
+		return nil, err
+	}
+	var reasons []string
+	for _, ev := range list.Items {
+		if ev.InvolvedObject.Kind == kind && ev.InvolvedObject.Name == name {
+			reasons = append(reasons, ev.Reason)
+		}
+	}
+	return reasons, nil
+}
