@@ -47,7 +47,7 @@ var _ = Describe("A Redis", func() {
 		Eventually(env.Finalizers).WithContext(ctx).WithArguments(ns, "cache").Should(HaveLen(3))
 
 		By("deleting cache-0, then touching the Redis so that the operator reconciles it after the delete")
-		env.DeletePodAndExpectNoRebuild(ctx, ns, "cache", "cache-0", func() { env.TouchRedis(ctx, ns, "cache") })
+		env.DeletePodAndExpectNoRebuild(ctx, ns, "cache-0", func() { env.TouchRedis(ctx, ns, "cache") })
 
 		By("the finalizer still records the pod that is gone: creation trusts it")
 		Expect(env.Finalizers(ctx, ns, "cache")).To(ContainElement("myapp.example.com/cache-0"))

@@ -83,6 +83,6 @@ var _ = Describe("A Redis", func() {
 		Eventually(env.Finalizers).WithContext(ctx).WithArguments(ns, "cache").Should(HaveLen(2))
 
 		By("deleting cache-1, then touching the Redis so that the operator reconciles it after the delete")
-		env.DeletePodAndExpectNoRebuild(ctx, ns, "cache", "cache-1", func() { env.TouchRedis(ctx, ns, "cache") })
+		env.DeletePodAndExpectNoRebuild(ctx, ns, "cache-1", func() { env.TouchRedis(ctx, ns, "cache") })
 	})
 })

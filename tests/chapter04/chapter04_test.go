@@ -27,7 +27,7 @@ var _ = Describe("A pod delete", func() {
 
 	It("of a pod the Redis controls still does not get the pod back (the limitation chapter 5 fixes)", func(ctx SpecContext) {
 		By("deleting cache-0: its delete event makes the operator reconcile, which creates nothing")
-		env.DeletePodAndExpectNoRebuild(ctx, ns, "cache", "cache-0", nil)
+		env.DeletePodAndExpectNoRebuild(ctx, ns, "cache-0", nil)
 	})
 
 	It("of a pod no Redis controls does not make the operator reconcile", func(ctx SpecContext) {

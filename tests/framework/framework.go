@@ -16,6 +16,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -264,11 +265,22 @@ func PodNames(name string, n int) []string {
 // the Redis, say, where nothing watches pods) and observes that reconcile.
 // Only then does it check that the pod stays gone: a reconcile that would
 // rebuild it has run.
-func (e *Env) DeletePodAndExpectNoRebuild(ctx context.Context, ns, redis, pod string, trigger func()) {
+func (e *Env) DeletePodAndExpectNoRebuild(ctx context.Context, ns, pod string, trigger func()) {
 	GinkgoHelper()
+	old, err := e.Pod(ctx, ns, pod)
+	Expect(err).NotTo(HaveOccurred())
 	e.ExpectReconcile(ctx, ns, func() {
 		e.MustKubectl(ctx, "delete", "pod", pod, "-n", ns)
-		e.ExpectGone(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: pod}})
+		// Gone means no pod with the old UID: a rebuilt pod of the same
+		// name is what the Consistently below catches.
+		Eventually(func(g Gomega) {
+			p, err := e.Pod(ctx, ns, pod)
+			if err == nil {
+				g.Expect(p.UID).NotTo(Equal(old.UID), "the deleted pod is still there")
+			} else {
+				g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "want NotFound, got %v", err)
+			}
+		}).WithContext(ctx).Should(Succeed())
 		if trigger != nil {
 			trigger()
 		}
