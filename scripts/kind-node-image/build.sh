@@ -38,9 +38,13 @@ log() { printf '[kind-node-image %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 step() { step=$((step + 1)); log "[$step/$STEPS] $*"; }
 die() { echo "error: $*" >&2; exit 1; }
 
-# ---- the recipe hash: this directory's files and every version --------------
+# ---- the recipe hash: everything that goes into the image --------------------
+# This directory's files, the script that builds Kubernetes, the Go that
+# compiles every binary, and every version.
 recipe=$( {
   find "$HERE" -type f -print0 | sort -z | xargs -0 sha256sum | sed "s|$HERE/||"
+  sha256sum "$HERE/../build-kubernetes.sh" | sed "s|$HERE/../||"
+  echo "GO=$(go env GOVERSION)"
   for v in KUBERNETES_VERSION ETCD_VERSION KIND_VERSION CONTAINERD_VERSION RUNC_VERSION \
     CRICTL_VERSION CNI_PLUGINS_VERSION DEBIAN_SUITE REDIS_IMAGE; do echo "$v=${!v}"; done
 } | sha256sum | cut -c1-16)

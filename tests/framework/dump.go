@@ -13,9 +13,12 @@ import (
 
 // Dump adds what someone debugging a failed spec wants first to the spec's
 // report: the operator's log, the namespace's events, `kubectl describe`
-// of the Redis objects and pods, and the tail of the cluster's logs (for
-// kind, exported into _output/cluster-logs/<namespace> first).
+// of the Redis objects and pods, and the tail of the cluster components'
+// logs where they are files (the local cluster). A cluster whose logs must
+// be exported (kind) is exported once, when the suite ends, by
+// ExportClusterLogs.
 func (e *Env) Dump(ctx context.Context, ns string) {
+	e.failed = true
 	AddReportEntry("operator log (last 150 lines of "+e.Operator.LogPath+")", proc.Tail(e.Operator.LogPath, 150))
 	for _, args := range [][]string{
 		{"events", "-n", ns},
@@ -28,19 +31,31 @@ func (e *Env) Dump(ctx context.Context, ns string) {
 		}
 		AddReportEntry("kubectl "+strings.Join(args, " "), out)
 	}
-	logDir := e.Cluster.LogDir
-	if e.Cluster.ExportLogs != nil {
-		dir := filepath.Join(RepoRoot(), "_output", "cluster-logs", ns)
-		var err error
-		if logDir, err = e.Cluster.ExportLogs(dir); err != nil {
-			AddReportEntry("exporting the cluster's logs", err.Error())
-		}
-		AddReportEntry("cluster logs", "all of them in "+dir)
+	if e.Cluster.LogDir != "" {
+		tailLogs(e.Cluster.LogDir)
 	}
-	if logDir == "" {
+}
+
+// ExportClusterLogs exports the cluster's logs once, after a suite in
+// which a spec failed, to _output/cluster-logs/chapterNN, and reports the
+// tails of the files that matter most.
+func (e *Env) ExportClusterLogs() {
+	if !e.failed || e.Cluster == nil || e.Cluster.ExportLogs == nil {
 		return
 	}
-	files, _ := filepath.Glob(filepath.Join(logDir, "*.log")) // sorted by name
+	dir := filepath.Join(RepoRoot(), "_output", "cluster-logs", fmt.Sprintf("chapter%02d", e.Chapter))
+	logDir, err := e.Cluster.ExportLogs(dir)
+	if err != nil {
+		AddReportEntry("exporting the cluster's logs", err.Error())
+	}
+	AddReportEntry("cluster logs", "all of them in "+dir)
+	if logDir != "" {
+		tailLogs(logDir)
+	}
+}
+
+func tailLogs(dir string) {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.log")) // sorted by name
 	for _, l := range files {
 		AddReportEntry(fmt.Sprintf("%s (last 30 lines)", filepath.Base(l)), proc.Tail(l, 30))
 	}

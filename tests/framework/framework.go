@@ -49,6 +49,9 @@ type Env struct {
 	// admin credentials. What a learner would type stays kubectl.
 	Client   client.Client
 	Operator *Operator
+	// failed is set when a spec failed, so that the cluster's logs are
+	// exported once when the suite ends.
+	failed bool
 }
 
 // NewSuite registers the BeforeSuite and AfterSuite of chapter n's suite
@@ -145,6 +148,7 @@ func (e *Env) Teardown(ctx context.Context) {
 	if e == nil || e.Operator == nil {
 		return
 	}
+	e.ExportClusterLogs()
 	if e.Operator.Running() {
 		e.WaitForOtherNamespacesGone(ctx, "")
 	}

@@ -29,13 +29,15 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/kind/pkg/apis/config/defaults"
 	"sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
 	"sigs.k8s.io/kind/pkg/cluster"
 	kindcmd "sigs.k8s.io/kind/pkg/cmd"
+	kindexec "sigs.k8s.io/kind/pkg/exec"
+
+	"example.com/redis-operator/tests/framework/apiserver"
 )
 
 // DefaultName is the kind cluster's name unless KIND_CLUSTER_NAME says
@@ -141,7 +143,7 @@ func Up(ctx context.Context, o Options, out io.Writer) error {
 		if err := p.ExportKubeConfig(o.Name, o.KubeconfigPath(), false); err != nil {
 			return fmt.Errorf("writing the kubeconfig of kind cluster %q: %w", o.Name, err)
 		}
-		if err := waitForAPIServer(ctx, o.KubeconfigPath(), time.Minute); err != nil {
+		if err := apiserver.WaitReady(ctx, o.KubeconfigPath(), time.Minute); err != nil {
 			return fmt.Errorf("kind cluster %q exists but does not answer (%w): run `make cluster-down`, then `make cluster-up`", o.Name, err)
 		}
 		same, err := madeWithThisConfig(ctx, o)
@@ -175,13 +177,26 @@ func Up(ctx context.Context, o Options, out io.Writer) error {
 		cluster.CreateWithWaitForReady(readyTimeout),
 		cluster.CreateWithDisplayUsage(false),
 		cluster.CreateWithDisplaySalutation(false),
+		// A node that failed to come up is kept, so that its logs say why.
+		cluster.CreateWithRetain(true),
 	); err != nil {
-		if o.APIServerPort != 0 && inUse(err) {
+		// kind's error names the command that failed; what the command
+		// printed, where Docker or kubeadm say why, is in its RunError.
+		output := commandOutput(err)
+		if o.APIServerPort != 0 && inUse(output) {
 			return fmt.Errorf("port %d is in use: free it, or set KIND_API_SERVER_PORT to another port (or leave it unset)", o.APIServerPort)
 		}
-		return fmt.Errorf("creating kind cluster %q: %w", o.Name, err)
+		logs := filepath.Join(o.StateDir, "create-failed-logs")
+		kept := fmt.Sprintf("the node is kept; its logs are in %s; `make cluster-down` deletes it", logs)
+		if _, lerr := ExportLogs(o, logs); lerr != nil {
+			kept = fmt.Sprintf("the node is kept (exporting its logs failed: %v); `make cluster-down` deletes it", lerr)
+		}
+		if output != "" {
+			output = "\n" + output
+		}
+		return fmt.Errorf("creating kind cluster %q: %w%s\n%s", o.Name, err, output, kept)
 	}
-	return waitForAPIServer(ctx, o.KubeconfigPath(), time.Minute)
+	return apiserver.WaitReady(ctx, o.KubeconfigPath(), time.Minute)
 }
 
 // Config is the kind cluster configuration: one node, and two settings a
@@ -335,35 +350,22 @@ func portFree(port int) error {
 	return l.Close()
 }
 
-func inUse(err error) bool {
-	s := err.Error()
-	return strings.Contains(s, "address already in use") || strings.Contains(s, "port is already allocated")
+func inUse(output string) bool {
+	return strings.Contains(output, "address already in use") || strings.Contains(output, "port is already allocated")
 }
 
-// waitForAPIServer polls the API server of kubeconfig until it answers.
-func waitForAPIServer(ctx context.Context, kubeconfig string, timeout time.Duration) error {
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		return err
+// commandOutput is the tail of what the failed command behind a kind error
+// printed, or "" when the error holds no command.
+func commandOutput(err error) string {
+	runErr := kindexec.RunErrorForError(err)
+	if runErr == nil {
+		return ""
 	}
-	cfg.Timeout = 5 * time.Second
-	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
-	if err != nil {
-		return err
+	lines := strings.Split(strings.TrimSpace(string(runErr.Output)), "\n")
+	if len(lines) > 20 {
+		lines = lines[len(lines)-20:]
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	for {
-		_, err := dc.ServerVersion()
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("API server did not answer within %s: %w", timeout, err)
-		case <-time.After(time.Second):
-		}
-	}
+	return strings.Join(lines, "\n")
 }
 
 func firstLine(out []byte, err error) string {

@@ -29,10 +29,12 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"example.com/redis-operator/tests/framework/apiserver"
 	"example.com/redis-operator/tests/framework/proc"
 )
 
@@ -47,6 +49,11 @@ const (
 	lockFile       = "up.lock"
 	nodeName       = "hollow-node-1"
 )
+
+// configVersion changes whenever what Run starts changes (its flags, its
+// components), and is written to the ready file: a running cluster that an
+// older checkout started is restarted rather than silently reused.
+const configVersion = "2 (OwnerReferencesPermissionEnforcement)"
 
 // Components are the binaries Run needs in BinDir.
 var Components = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubemark"}
@@ -107,11 +114,17 @@ func Up(ctx context.Context, o Options, self []string, progress io.Writer) error
 	defer unlock()
 
 	if pid := o.Running(); pid != 0 {
-		if err := healthy(ctx, o.KubeconfigPath()); err == nil {
+		ready, _ := os.ReadFile(filepath.Join(o.StateDir, readyFile))
+		err := apiserver.Ready(ctx, o.KubeconfigPath())
+		switch {
+		case err == nil && string(ready) == configVersion:
 			fmt.Fprintf(progress, "Local cluster already running (pid %d)\n", pid)
 			return nil
+		case err == nil:
+			fmt.Fprintf(progress, "Local cluster (pid %d) was started with another configuration (an older checkout); restarting it\n", pid)
+		default:
+			fmt.Fprintf(progress, "Local cluster (pid %d) does not answer; restarting it\n", pid)
 		}
-		fmt.Fprintf(progress, "Local cluster (pid %d) does not answer; restarting it\n", pid)
 		if err := Down(o, progress); err != nil {
 			return err
 		}
@@ -144,28 +157,25 @@ func Up(ctx context.Context, o Options, self []string, progress io.Writer) error
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 
-	ticker := time.NewTicker(250 * time.Millisecond)
-	defer ticker.Stop()
-	timeout := time.After(3 * time.Minute)
-	for {
+	err = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 3*time.Minute, false, func(context.Context) (bool, error) {
 		select {
 		case err := <-exited:
-			return fmt.Errorf("local cluster exited during start-up (%v); last lines of %s:\n%s", err, logPath, proc.Tail(logPath, 20))
-		case <-timeout:
-			_ = cmd.Process.Signal(syscall.SIGTERM)
-			return fmt.Errorf("local cluster not ready after 3 minutes; see %s:\n%s", logPath, proc.Tail(logPath, 20))
-		case <-ctx.Done():
-			_ = cmd.Process.Signal(syscall.SIGTERM)
-			return ctx.Err()
-		case <-ticker.C:
-			if o.Running() != 0 {
-				fmt.Fprintf(progress, "Local cluster ready in %.1fs\n", time.Since(start).Seconds())
-				// Let the child go: it is its own session and lives on.
-				_ = cmd.Process.Release()
-				return nil
-			}
+			return false, fmt.Errorf("local cluster exited during start-up (%v); last lines of %s:\n%s", err, logPath, proc.Tail(logPath, 20))
+		default:
 		}
+		return o.Running() != 0, nil
+	})
+	if err != nil {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		if wait.Interrupted(err) && ctx.Err() == nil {
+			return fmt.Errorf("local cluster not ready after 3 minutes; see %s:\n%s", logPath, proc.Tail(logPath, 20))
+		}
+		return err
 	}
+	fmt.Fprintf(progress, "Local cluster ready in %.1fs\n", time.Since(start).Seconds())
+	// Let the child go: it is its own session and lives on.
+	_ = cmd.Process.Release()
+	return nil
 }
 
 // Down stops the cluster in StateDir, if any, and waits for it to exit.
@@ -349,7 +359,7 @@ func Run(ctx context.Context, o Options) (retErr error) {
 	if err := os.Rename(admin, o.KubeconfigPath()); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(o.StateDir, readyFile), nil, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(o.StateDir, readyFile), []byte(configVersion), 0o644); err != nil {
 		return err
 	}
 	log("Cluster ready; kubeconfig: " + o.KubeconfigPath())
@@ -374,21 +384,19 @@ func waitReady(ctx context.Context, kubeconfig string, procs []*component) error
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
 	exits := firstExit(procs)
-	for {
-		if nodeReady(ctx, cs) && saExists(ctx, cs) {
-			return nil
-		}
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
 		select {
 		case err := <-exits:
-			return err
-		case <-ctx.Done():
-			return fmt.Errorf("node %s not Ready or default service account missing: %w", nodeName, ctx.Err())
-		case <-time.After(200 * time.Millisecond):
+			return false, err
+		default:
 		}
+		return nodeReady(ctx, cs) && saExists(ctx, cs), nil
+	})
+	if wait.Interrupted(err) {
+		return fmt.Errorf("node %s not Ready or default service account missing after 2 minutes", nodeName)
 	}
+	return err
 }
 
 func nodeReady(ctx context.Context, cs kubernetes.Interface) bool {
@@ -407,20 +415,6 @@ func nodeReady(ctx context.Context, cs kubernetes.Interface) bool {
 func saExists(ctx context.Context, cs kubernetes.Interface) bool {
 	_, err := cs.CoreV1().ServiceAccounts(metav1.NamespaceDefault).Get(ctx, "default", metav1.GetOptions{})
 	return err == nil
-}
-
-// healthy asks the API server behind kubeconfig for /readyz.
-func healthy(ctx context.Context, kubeconfig string) error {
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		return err
-	}
-	cfg.Timeout = 5 * time.Second
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	return cs.Discovery().RESTClient().Get().AbsPath("/readyz").Do(ctx).Error()
 }
 
 // component is one cluster process that is not managed by envtest.
