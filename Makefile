@@ -127,7 +127,7 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint with the checked-in .golangci.yml.
 
 .PHONY: unit
 unit: ## Run the unit tests (no cluster needed).
-	go test ./api/... ./chapters/... ./operator/... ./scripts/... ./tests/framework/...
+	go test ./api/... ./chapters/... ./internal/... ./operator/... ./scripts/... ./tests/framework/...
 
 .PHONY: bench
 bench: ## Run the benchmarks.

@@ -16,9 +16,8 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"example.com/redis-operator/tests/framework/clusters"
-	"example.com/redis-operator/tests/framework/kindcluster"
-	"example.com/redis-operator/tests/framework/localcluster"
+	"example.com/redis-operator/internal/cluster"
+	"example.com/redis-operator/internal/cluster/localcluster"
 )
 
 func main() {
@@ -42,20 +41,13 @@ func usage(fs *flag.FlagSet) func() {
 	}
 }
 
-type config struct {
-	cluster string
-	local   localcluster.Options
-	kind    kindcluster.Options
-	envFile string
-}
-
 func run() error {
 	fs := flag.NewFlagSet("cluster", flag.ContinueOnError)
-	var c config
-	fs.StringVar(&c.cluster, "cluster", os.Getenv("CLUSTER"), "kind, local, existing or auto (default $CLUSTER, else auto)")
-	fs.StringVar(&c.local.BinDir, "bin-dir", "", "local: directory with etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kubemark")
-	fs.StringVar(&c.local.StateDir, "state-dir", "_output/local-cluster", "local: directory for the kubeconfig, pid file and logs")
-	fs.StringVar(&c.envFile, "env-file", "", "up: also write the export lines to this file; down: remove it")
+	var backend, binDir, stateDir, envFile string
+	fs.StringVar(&backend, "cluster", os.Getenv("CLUSTER"), "kind, local, existing or auto (default $CLUSTER, else auto)")
+	fs.StringVar(&binDir, "bin-dir", "", "local: directory with etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kubemark")
+	fs.StringVar(&stateDir, "state-dir", "_output/local-cluster", "local: directory for the kubeconfig, pid file and logs")
+	fs.StringVar(&envFile, "env-file", "", "up: also write the export lines to this file; down: remove it")
 	fs.Usage = usage(fs)
 	if len(os.Args) < 2 {
 		fs.Usage()
@@ -69,138 +61,104 @@ func run() error {
 		return fmt.Errorf("unexpected arguments: %v", fs.Args())
 	}
 	var err error
-	for _, p := range []*string{&c.local.StateDir, &c.local.BinDir, &c.envFile} {
+	for _, p := range []*string{&stateDir, &binDir, &envFile} {
 		if *p, err = abs(*p); err != nil {
 			return err
 		}
 	}
-	kindDir, err := abs(filepath.Join("_output", "kind-cluster"))
+	root, err := os.Getwd()
 	if err != nil {
 		return err
 	}
-	if c.kind, err = kindcluster.OptionsFromEnv(kindDir); err != nil {
+	opts, err := cluster.OptionsFromEnv(root)
+	if err != nil {
 		return err
 	}
+	opts.Local = localcluster.Options{BinDir: binDir, StateDir: stateDir}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if cmd == "run" {
-		if c.local.BinDir == "" {
+		if binDir == "" {
 			return errors.New("--bin-dir is required")
 		}
-		return localcluster.Run(ctx, c.local)
+		return localcluster.Run(ctx, opts.Local)
 	}
-	explicit := c.cluster != "" && c.cluster != "auto"
-	backend, reason, err := clusters.Choose(ctx, c.cluster)
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	opts.LocalRun = []string{self, "run", "--bin-dir", binDir, "--state-dir", stateDir}
+
+	explicit := backend != "" && backend != "auto"
+	name, reason, err := cluster.Choose(ctx, backend)
+	if err != nil {
+		return err
+	}
+	p, err := cluster.New(name, opts)
 	if err != nil {
 		return err
 	}
 	switch cmd {
 	case "choose":
-		fmt.Fprintf(os.Stderr, "Cluster: %s (%s)\n", backend, reason)
-		fmt.Println(backend)
+		fmt.Fprintf(os.Stderr, "Cluster: %s (%s)\n", name, reason)
+		fmt.Println(name)
 		return nil
 	case "up":
 		if !explicit {
-			fmt.Fprintf(os.Stderr, "Cluster: %s (%s)\n", backend, reason)
+			fmt.Fprintf(os.Stderr, "Cluster: %s (%s)\n", name, reason)
 		}
-		return up(ctx, c, backend)
+		if name == cluster.Local && binDir == "" {
+			return errors.New("--bin-dir is required for the local cluster")
+		}
+		if err := p.Up(ctx, os.Stderr); err != nil {
+			return err
+		}
+		return writeExports(envFile, name, p.KubeconfigPath())
 	case "down":
-		if explicit {
-			return down(ctx, c, backend)
+		if envFile != "" {
+			if err := os.Remove(envFile); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return err
+			}
 		}
-		return errors.Join(down(ctx, c, clusters.Local), down(ctx, c, clusters.Kind))
+		if explicit {
+			return p.Down(ctx, os.Stderr)
+		}
+		// auto: whichever backend's cluster runs.
+		var errs []error
+		for _, n := range []string{cluster.Local, cluster.Kind} {
+			q, err := cluster.New(n, opts)
+			if err == nil {
+				err = q.Down(ctx, os.Stderr)
+			}
+			errs = append(errs, err)
+		}
+		return errors.Join(errs...)
 	case "status":
-		return status(c, backend)
+		if err := p.Check(ctx); err != nil {
+			return fmt.Errorf("%w (start it with `make cluster-up CLUSTER=%s`)", err, name)
+		}
+		fmt.Printf("%s cluster running\nexport KUBECONFIG=%s\n", name, p.KubeconfigPath())
+		return nil
 	default:
 		fs.Usage()
 		return fmt.Errorf("unknown command %q", cmd)
 	}
 }
 
-func up(ctx context.Context, c config, backend string) error {
-	var kubeconfig string
-	switch backend {
-	case clusters.Local:
-		if c.local.BinDir == "" {
-			return errors.New("--bin-dir is required for the local cluster")
-		}
-		self, err := os.Executable()
-		if err != nil {
+// writeExports prints the lines that point a shell at the cluster, the
+// KUBECONFIG line last, and writes them to envFile for the Makefile.
+func writeExports(envFile, name, kubeconfig string) error {
+	exports := fmt.Sprintf("export CLUSTER=%s\nexport KUBECONFIG=%s\n", name, kubeconfig)
+	if envFile != "" {
+		if err := os.MkdirAll(filepath.Dir(envFile), 0o755); err != nil {
 			return err
 		}
-		args := []string{self, "run", "--bin-dir", c.local.BinDir, "--state-dir", c.local.StateDir}
-		if err := localcluster.Up(ctx, c.local, args, os.Stderr); err != nil {
-			return err
-		}
-		kubeconfig = c.local.KubeconfigPath()
-	case clusters.Kind:
-		if err := kindcluster.Up(ctx, c.kind, os.Stderr); err != nil {
-			return err
-		}
-		kubeconfig = c.kind.KubeconfigPath()
-	case clusters.Existing:
-		kubeconfig = os.Getenv("KUBECONFIG")
-		if kubeconfig == "" {
-			return errors.New("CLUSTER=existing needs KUBECONFIG to point at the cluster")
-		}
-	}
-	exports := fmt.Sprintf("export CLUSTER=%s\nexport KUBECONFIG=%s\n", backend, kubeconfig)
-	if c.envFile != "" {
-		if err := os.MkdirAll(filepath.Dir(c.envFile), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(c.envFile, []byte(exports), 0o644); err != nil {
+		if err := os.WriteFile(envFile, []byte(exports), 0o644); err != nil {
 			return err
 		}
 	}
 	fmt.Print(exports)
-	return nil
-}
-
-func down(ctx context.Context, c config, backend string) error {
-	if c.envFile != "" {
-		if err := os.Remove(c.envFile); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return err
-		}
-	}
-	switch backend {
-	case clusters.Local:
-		return localcluster.Down(c.local, os.Stderr)
-	case clusters.Kind:
-		if _, err := kindcluster.DockerAnswers(ctx); err != nil {
-			fmt.Fprintf(os.Stderr, "No kind cluster to delete (%v)\n", err)
-			return nil
-		}
-		return kindcluster.Down(c.kind, os.Stderr)
-	}
-	return nil // existing: not ours to stop
-}
-
-func status(c config, backend string) error {
-	var kubeconfig string
-	switch backend {
-	case clusters.Local:
-		pid := c.local.Running()
-		if pid == 0 {
-			return errors.New("no local cluster running (start one with `make cluster-up CLUSTER=local`)")
-		}
-		fmt.Printf("Local cluster running (pid %d)\n", pid)
-		kubeconfig = c.local.KubeconfigPath()
-	case clusters.Kind:
-		exists, err := kindcluster.Exists(c.kind)
-		if err != nil {
-			return err
-		}
-		if !exists {
-			return fmt.Errorf("no kind cluster %q (start one with `make cluster-up CLUSTER=kind`)", c.kind.Name)
-		}
-		fmt.Printf("kind cluster %q exists\n", c.kind.Name)
-		kubeconfig = c.kind.KubeconfigPath()
-	case clusters.Existing:
-		kubeconfig = os.Getenv("KUBECONFIG")
-	}
-	fmt.Println("export KUBECONFIG=" + kubeconfig)
 	return nil
 }
 

@@ -8,15 +8,13 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 
-	"example.com/redis-operator/tests/framework/proc"
+	"example.com/redis-operator/internal/proc"
 )
 
 // Dump adds what someone debugging a failed spec wants first to the spec's
-// report: the operator's log, the namespace's events, `kubectl describe`
-// of the Redis objects and pods, and the tail of the cluster components'
-// logs where they are files (the local cluster). A cluster whose logs must
-// be exported (kind) is exported once, when the suite ends, by
-// ExportClusterLogs.
+// report: the operator's log, the namespace's events, and `kubectl
+// describe` of the Redis objects and pods. The cluster's own logs are
+// collected once, when the suite ends (CollectClusterLogs).
 func (e *Env) Dump(ctx context.Context, ns string) {
 	e.failed = true
 	AddReportEntry("operator log (last 150 lines of "+e.Operator.LogPath+")", proc.Tail(e.Operator.LogPath, 150))
@@ -31,31 +29,26 @@ func (e *Env) Dump(ctx context.Context, ns string) {
 		}
 		AddReportEntry("kubectl "+strings.Join(args, " "), out)
 	}
-	if e.Cluster.LogDir != "" {
-		tailLogs(e.Cluster.LogDir)
-	}
 }
 
-// ExportClusterLogs exports the cluster's logs once, after a suite in
-// which a spec failed, to _output/cluster-logs/chapterNN, and reports the
+// CollectClusterLogs collects the cluster's logs once, after a suite in
+// which a spec failed (kind's are exported to _output/cluster-logs/
+// chapterNN; the local cluster's are files already), and reports the
 // tails of the files that matter most.
-func (e *Env) ExportClusterLogs() {
-	if !e.failed || e.Cluster == nil || e.Cluster.ExportLogs == nil {
+func (e *Env) CollectClusterLogs(ctx context.Context) {
+	if !e.failed || e.Cluster == nil {
 		return
 	}
 	dir := filepath.Join(RepoRoot(), "_output", "cluster-logs", fmt.Sprintf("chapter%02d", e.Chapter))
-	logDir, err := e.Cluster.ExportLogs(dir)
+	logDir, err := e.Cluster.CollectLogs(ctx, dir)
 	if err != nil {
-		AddReportEntry("exporting the cluster's logs", err.Error())
+		AddReportEntry("collecting the cluster's logs", err.Error())
 	}
-	AddReportEntry("cluster logs", "all of them in "+dir)
-	if logDir != "" {
-		tailLogs(logDir)
+	if logDir == "" {
+		return
 	}
-}
-
-func tailLogs(dir string) {
-	files, _ := filepath.Glob(filepath.Join(dir, "*.log")) // sorted by name
+	AddReportEntry("cluster logs", "all of them in "+logDir)
+	files, _ := filepath.Glob(filepath.Join(logDir, "*.log")) // sorted by name
 	for _, l := range files {
 		AddReportEntry(fmt.Sprintf("%s (last 30 lines)", filepath.Base(l)), proc.Tail(l, 30))
 	}

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	myappv1 "example.com/redis-operator/api/v1"
+	"example.com/redis-operator/internal/cluster"
 )
 
 // Suite-wide timing. Eventually waits long enough for a pod to be deleted
@@ -43,7 +44,7 @@ const (
 // reads that specs poll, and the running operator.
 type Env struct {
 	Chapter int
-	Cluster *Cluster
+	Cluster cluster.Provider
 	Kubectl *Kubectl
 	// Client reads (and, in rare setup steps, writes) with the cluster's
 	// admin credentials. What a learner would type stays kubectl.
@@ -92,13 +93,14 @@ func (e *Env) setup(ctx context.Context) {
 	EnforceDefaultTimeoutsWhenUsingContexts()
 	chapter := e.Chapter
 
-	cluster, err := ClusterFromEnv(ctx)
+	var err error
+	e.Cluster, err = ClusterFromEnv(ctx)
 	Expect(err).NotTo(HaveOccurred())
-	By(fmt.Sprintf("using the %s cluster (%s)", cluster.Provider, cluster.Kubeconfig))
-	e.Cluster = cluster
-	e.Kubectl, err = NewKubectl(cluster.Kubeconfig)
+	kubeconfig := e.Cluster.KubeconfigPath()
+	By(fmt.Sprintf("using the %s cluster (%s)", e.Cluster.Name(), kubeconfig))
+	e.Kubectl, err = NewKubectl(kubeconfig)
 	Expect(err).NotTo(HaveOccurred())
-	e.Client, err = NewClient(cluster.Kubeconfig)
+	e.Client, err = NewClient(kubeconfig)
 	Expect(err).NotTo(HaveOccurred())
 
 	By("installing the Redis CRD")
@@ -122,7 +124,7 @@ func (e *Env) setup(ctx context.Context) {
 		Expect(err).NotTo(HaveOccurred(), "OPERATOR_CHAPTER must be a chapter number")
 	}
 
-	kubeconfig := filepath.Join(root, "_output", "operator", fmt.Sprintf("chapter%02d.kubeconfig", chapter))
+	kubeconfig = filepath.Join(root, "_output", "operator", fmt.Sprintf("chapter%02d.kubeconfig", chapter))
 	if operatorChapter != 0 {
 		role, err := ChapterRole(root, operatorChapter)
 		Expect(err).NotTo(HaveOccurred())
@@ -148,7 +150,7 @@ func (e *Env) Teardown(ctx context.Context) {
 	if e == nil || e.Operator == nil {
 		return
 	}
-	e.ExportClusterLogs()
+	e.CollectClusterLogs(ctx)
 	if e.Operator.Running() {
 		e.WaitForOtherNamespacesGone(ctx, "")
 	}

@@ -20,7 +20,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
-	"example.com/redis-operator/tests/framework/proc"
+	"example.com/redis-operator/internal/proc"
 )
 
 // Operator is bin/operator running one chapter as a separate process
@@ -99,7 +99,7 @@ subjects:
 		return err
 	}
 
-	admin, err := clientcmd.BuildConfigFromFlags("", e.Cluster.Kubeconfig)
+	admin, err := clientcmd.BuildConfigFromFlags("", e.Cluster.KubeconfigPath())
 	if err != nil {
 		return err
 	}

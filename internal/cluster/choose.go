@@ -1,12 +1,13 @@
-// Package clusters resolves CLUSTER, the choice of test cluster backend,
-// the same way for `make cluster-up` (bin/cluster) and for the suites.
-package clusters
+// Package cluster is the test cluster, behind one interface for every
+// backend: bin/cluster (what `make cluster-up` runs) and the suites choose a
+// Provider once, from CLUSTER, and never switch on the backend's name again.
+package cluster
 
 import (
 	"context"
 	"fmt"
 
-	"example.com/redis-operator/tests/framework/kindcluster"
+	"example.com/redis-operator/internal/cluster/kindcluster"
 )
 
 // The backends.

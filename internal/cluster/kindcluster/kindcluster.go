@@ -37,7 +37,7 @@ import (
 	kindcmd "sigs.k8s.io/kind/pkg/cmd"
 	kindexec "sigs.k8s.io/kind/pkg/exec"
 
-	"example.com/redis-operator/tests/framework/apiserver"
+	"example.com/redis-operator/internal/cluster/apiserver"
 )
 
 // DefaultName is the kind cluster's name unless KIND_CLUSTER_NAME says
