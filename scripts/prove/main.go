@@ -20,6 +20,8 @@ import (
 	"strings"
 
 	"github.com/onsi/ginkgo/v2/types"
+
+	"example.com/redis-operator/internal/proc"
 )
 
 func main() {
@@ -115,7 +117,7 @@ func runSuite(in runInput) (*runResult, error) {
 
 	data, err := os.ReadFile(filepath.Join(in.outDir, name+".json"))
 	if err != nil {
-		return nil, fmt.Errorf("ginkgo wrote no report (%v); its log %s ends with:\n%s", err, res.log, tail(res.log, 40))
+		return nil, fmt.Errorf("ginkgo wrote no report (%v); its log %s ends with:\n%s", err, res.log, proc.Tail(res.log, 40))
 	}
 	var reports []types.Report
 	if err := json.Unmarshal(data, &reports); err != nil || len(reports) != 1 {
@@ -195,7 +197,7 @@ func verdict(chapter int, red, green *runResult) error {
 	if len(problems) > 0 {
 		for _, r := range []*runResult{red, green} {
 			if r.exitErr != nil && r == green || (r == red && red.setupErr != "") {
-				fmt.Printf("--- %s ends with:\n%s\n", r.log, tail(r.log, 150))
+				fmt.Printf("--- %s ends with:\n%s\n", r.log, proc.Tail(r.log, 150))
 			}
 		}
 		return fmt.Errorf("chapter %d is not proven:\n  - %s", chapter, strings.Join(problems, "\n  - "))
@@ -237,16 +239,4 @@ func firstLine(s string) string {
 		s = s[:i]
 	}
 	return s
-}
-
-func tail(path string, n int) string {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err.Error()
-	}
-	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }
