@@ -202,7 +202,7 @@ prove-chapters: $(GINKGO) build cluster-up ## Prove every chapter's lesson (and 
 	  $(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(BIN)/prove --chapter $$n --ginkgo $(GINKGO) $(if $(PROVE_TIMEOUT),--eventually-timeout $(PROVE_TIMEOUT)) || exit 1; done
 
 .PHONY: test
-test: vet lint verify-manifests unit test-chapters ## Everything CI runs: checks, lint, unit tests and every chapter's suite.
+test: vet lint verify-manifests unit test-chapters ## The test command: checks, lint, unit tests and every suite (CI then runs prove-chapters on local).
 
 .PHONY: clean
 clean: cluster-down ## Stop the test clusters and remove bin/ and _output/ (the Kubernetes cache stays).
