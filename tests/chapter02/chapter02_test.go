@@ -20,27 +20,28 @@ var _ = Describe("A Redis", func() {
 
 	It("records each of its pods as a domain-qualified finalizer", framework.Lesson, func(ctx SpecContext) {
 		Eventually(env.Finalizers).WithContext(ctx).WithArguments(ns, "cache").Should(ConsistOf(
-			"myapp.example.com/cache-0", "myapp.example.com/cache-1", "myapp.example.com/cache-2"))
+			"myapp.example.com/cache-0", "myapp.example.com/cache-1", "myapp.example.com/cache-2"),
+			"the Redis does not record its pods as finalizers")
 	})
 
 	It("takes its pods with it when deleted", framework.Lesson, func(ctx SpecContext) {
 		env.MustKubectl(ctx, "delete", "redis", "cache", "-n", ns, "--wait=false")
 
 		env.ExpectGone(ctx, &myappv1.Redis{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cache"}})
-		Eventually(env.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(BeEmpty())
+		Eventually(env.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(BeEmpty(), "the pods were not deleted with their Redis")
 	})
 
 	It("is deleted even when one of its pods was deleted first", framework.Lesson, func(ctx SpecContext) {
 		// The original code returned the pod's NotFound error from its
 		// delete loop, so this Redis stayed Terminating forever.
-		Eventually(env.Finalizers).WithContext(ctx).WithArguments(ns, "cache").Should(HaveLen(3))
+		Eventually(env.Finalizers).WithContext(ctx).WithArguments(ns, "cache").Should(HaveLen(3), "the Redis does not record its pods")
 		env.MustKubectl(ctx, "delete", "pod", "cache-1", "-n", ns)
 		env.ExpectGone(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cache-1"}})
 
 		env.MustKubectl(ctx, "delete", "redis", "cache", "-n", ns, "--wait=false")
 
 		env.ExpectGone(ctx, &myappv1.Redis{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cache"}})
-		Eventually(env.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(BeEmpty())
+		Eventually(env.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(BeEmpty(), "the pods were not deleted with their Redis")
 	})
 
 	It("does not get back a pod deleted with kubectl, even when reconciled (the limitation chapter 5 fixes)", func(ctx SpecContext) {

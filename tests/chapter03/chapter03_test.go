@@ -34,7 +34,7 @@ var _ = Describe("A Redis", func() {
 				"UID":                Equal(redis.UID),
 				"Controller":         Equal(ptr.To(true)),
 				"BlockOwnerDeletion": Equal(ptr.To(true)),
-			})), "pod %s", pod.Name)
+			})), "pod %s is not controlled by its Redis", pod.Name)
 		}
 	})
 
@@ -52,7 +52,7 @@ var _ = Describe("A Redis", func() {
 		env.ExpectGone(ctx, &myappv1.Redis{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cache"}})
 
 		By("the garbage collector deletes the pods it owned")
-		Eventually(env.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(BeEmpty())
+		Eventually(env.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(BeEmpty(), "the garbage collector did not delete the pods")
 	})
 
 	It("does not take over a pod of the same name that it does not control", framework.Lesson, func(ctx SpecContext) {
@@ -65,7 +65,7 @@ var _ = Describe("A Redis", func() {
 		By("creating the pod it can, and warning about the one it cannot")
 		Eventually(env.Pod).WithContext(ctx).WithArguments(ns, "cache-1").Should(Not(BeNil()))
 		Eventually(env.EventReasons).WithContext(ctx).WithArguments(ns, "Redis", "cache").
-			Should(ContainElement("ErrResourceExists"))
+			Should(ContainElement("ErrResourceExists"), "no Warning about the pod the Redis does not control")
 		Consistently(func(g Gomega) {
 			pod, err := env.Pod(ctx, ns, "cache-0")
 			g.Expect(err).NotTo(HaveOccurred())

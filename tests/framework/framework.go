@@ -252,7 +252,8 @@ func (e *Env) CreateRedis(ctx context.Context, ns, name string, replicas int) {
 	GinkgoHelper()
 	_, err := e.Apply(ctx, RedisManifest(ns, name, replicas))
 	Expect(err).NotTo(HaveOccurred())
-	Eventually(e.PodNamesFunc(ctx, ns, name)).WithContext(ctx).Should(Equal(PodNames(name, replicas)))
+	Eventually(e.PodNamesFunc(ctx, ns, name)).WithContext(ctx).Should(Equal(PodNames(name, replicas)),
+		"Redis %s did not get its pods", name)
 }
 
 // PodNames is <name>-0 .. <name>-(n-1), sorted by name.

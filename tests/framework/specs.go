@@ -22,7 +22,7 @@ import (
 func (e *Env) ExpectForeignPodSurvivesRedisDeletion(ctx context.Context, ns string) {
 	GinkgoHelper()
 	e.CreateRedis(ctx, ns, "cache", 2)
-	Eventually(e.Finalizers).WithContext(ctx).WithArguments(ns, "cache").Should(HaveLen(2))
+	Eventually(e.Finalizers).WithContext(ctx).WithArguments(ns, "cache").Should(HaveLen(2), "the Redis does not record its pods")
 
 	By("stopping the operator, deleting pod cache-0 and creating a pod of that name that no Redis controls")
 	Expect(e.Operator.Stop()).To(Succeed())
@@ -45,5 +45,5 @@ func (e *Env) ExpectForeignPodSurvivesRedisDeletion(ctx context.Context, ns stri
 	Expect(pod.UID).To(Equal(foreign.UID))
 	Expect(pod.DeletionTimestamp).To(BeNil(), "the operator deleted a pod it does not control")
 	Eventually(e.EventReasons).WithContext(ctx).WithArguments(ns, "Redis", "cache").
-		Should(ContainElement("ErrResourceExists"))
+		Should(ContainElement("ErrResourceExists"), "no Warning about the pod the Redis does not control")
 }
