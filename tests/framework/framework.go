@@ -124,18 +124,18 @@ func (e *Env) setup(ctx context.Context) {
 		Expect(err).NotTo(HaveOccurred(), "OPERATOR_CHAPTER must be a chapter number")
 	}
 
-	kubeconfig = filepath.Join(root, "_output", "operator", fmt.Sprintf("chapter%02d.kubeconfig", chapter))
+	operatorKubeconfig := filepath.Join(root, "_output", "operator", fmt.Sprintf("chapter%02d.kubeconfig", chapter))
 	if operatorChapter != 0 {
 		role, err := ChapterRole(root, operatorChapter)
 		Expect(err).NotTo(HaveOccurred())
 		By(fmt.Sprintf("making a ServiceAccount bound only to chapter %d's role (%s)", operatorChapter, role))
-		Expect(e.ServiceAccountKubeconfig(ctx, role, kubeconfig)).To(Succeed())
+		Expect(e.ServiceAccountKubeconfig(ctx, role, operatorKubeconfig)).To(Succeed())
 	}
 
 	e.Operator = &Operator{
 		Binary:     binary,
 		Chapter:    operatorChapter,
-		Kubeconfig: kubeconfig,
+		Kubeconfig: operatorKubeconfig,
 		LogPath:    filepath.Join(root, "_output", "logs", fmt.Sprintf("chapter%02d-operator.log", chapter)),
 	}
 	_ = os.Remove(e.Operator.LogPath)
