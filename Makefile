@@ -51,8 +51,8 @@ export KUBERNETES_VERSION CLUSTER LOCAL_CLUSTER_DIR KIND_CLUSTER_DIR KIND_OFFLIN
 export KUBECTL ?= $(KUBERNETES_BIN)/kubectl
 
 # `make test-chapter 5`, `make prove-chapter 5`, `make diff-chapter 5` and
-# `make run 5`: the word
-# after the target is the chapter number (CHAPTER=5 works too).
+# `make run 5`: the word after the target is the chapter number (CHAPTER=5
+# works too).
 ifneq ($(filter test-chapter prove-chapter diff-chapter run,$(firstword $(MAKECMDGOALS))),)
   CHAPTER_ARG := $(word 2,$(MAKECMDGOALS))
   ifneq ($(CHAPTER_ARG),)
