@@ -193,13 +193,12 @@ test-chapters: $(GINKGO) build cluster-up ## Run every chapter's end-to-end suit
 .PHONY: prove-chapter
 prove-chapter: check-chapter-1 $(GINKGO) build cluster-up ## Prove chapter N's lesson: its lesson specs fail against chapter N-1, its suite passes: make prove-chapter 5
 	@go build -o $(BIN)/prove ./scripts/prove
-	@$(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(BIN)/prove --chapter $(CHAPTER) --ginkgo $(GINKGO) $(if $(PROVE_TIMEOUT),--eventually-timeout $(PROVE_TIMEOUT))
+	@$(prove) --chapter $(CHAPTER)
 
 .PHONY: prove-chapters
 prove-chapters: $(GINKGO) build cluster-up ## Prove every chapter's lesson (and run every suite): make prove-chapter for each.
 	@go build -o $(BIN)/prove ./scripts/prove
-	@for n in $$(seq 1 $(LATEST_CHAPTER)); do \
-	  $(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(BIN)/prove --chapter $$n --ginkgo $(GINKGO) $(if $(PROVE_TIMEOUT),--eventually-timeout $(PROVE_TIMEOUT)) || exit 1; done
+	@for n in $$(seq 1 $(LATEST_CHAPTER)); do $(prove) --chapter $$n || exit 1; done
 
 .PHONY: test
 test: vet lint verify-manifests unit test-chapters ## The test command: checks, lint, unit tests and every suite (CI then runs prove-chapters on local).
@@ -213,6 +212,8 @@ NO_COLOR ?= $(if $(CI),true,false)
 # A suite that runs longer than this is stuck; Ginkgo then reports where.
 GINKGO_FLAGS ?= -v --timeout=20m --no-color=$(NO_COLOR)
 KUBECTL_CMD = $(if $(wildcard $(KUBECTL)),$(KUBECTL),kubectl)
+# bin/prove against the cluster; the targets add --chapter.
+prove = $(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(BIN)/prove --ginkgo $(GINKGO) $(if $(PROVE_TIMEOUT),--eventually-timeout $(PROVE_TIMEOUT))
 # After `make cluster-up`, its backend and kubeconfig win when CLUSTER is
 # auto or names that backend (never for existing: KUBECONFIG decides).
 cluster_env_matches = $(or $(filter auto,$(CLUSTER)),$(shell grep -qx 'export CLUSTER=$(CLUSTER)' $(CLUSTER_ENV) && echo yes))

@@ -161,7 +161,7 @@ func printSummary(log string) {
 func verdict(chapter int, red, green *runResult) error {
 	var problems []string
 	if red.setupErr != "" {
-		problems = append(problems, fmt.Sprintf("the run against chapter %d failed in BeforeSuite, so its failures prove nothing: %s", red.operator, firstLine(red.setupErr)))
+		problems = append(problems, fmt.Sprintf("the run against chapter %d failed in BeforeSuite, so its failures prove nothing: %s", red.operator, why(red.setupErr)))
 	}
 	if len(green.lessons) == 0 {
 		problems = append(problems, fmt.Sprintf("tests/chapter%02d has no spec labelled lesson", chapter))
@@ -191,14 +191,15 @@ func verdict(chapter int, red, green *runResult) error {
 			problems = append(problems, fmt.Sprintf("%q must fail against chapter %d, but it %s", g.FullText(), red.operator, redText))
 		}
 		if !greenOK {
-			problems = append(problems, fmt.Sprintf("%q must pass against chapter %d, but it %s: %s", g.FullText(), chapter, g.State, firstLine(g.Failure.Message)))
+			problems = append(problems, fmt.Sprintf("%q must pass against chapter %d, but it %s: %s", g.FullText(), chapter, g.State, why(g.Failure.Message)))
 		}
 	}
 	if len(problems) > 0 {
-		for _, r := range []*runResult{red, green} {
-			if r.exitErr != nil && r == green || (r == red && red.setupErr != "") {
-				fmt.Printf("--- %s ends with:\n%s\n", r.log, proc.Tail(r.log, 150))
-			}
+		if red.setupErr != "" {
+			fmt.Printf("--- %s ends with:\n%s\n", red.log, proc.Tail(red.log, 150))
+		}
+		if green.exitErr != nil {
+			fmt.Printf("--- %s ends with:\n%s\n", green.log, proc.Tail(green.log, 150))
 		}
 		return fmt.Errorf("chapter %d is not proven:\n  - %s", chapter, strings.Join(problems, "\n  - "))
 	}
@@ -231,12 +232,4 @@ func why(msg string) string {
 		}
 	}
 	return strings.Join(lines, " ")
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return s
 }
