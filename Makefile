@@ -50,10 +50,10 @@ export KUBERNETES_VERSION CLUSTER LOCAL_CLUSTER_DIR KIND_CLUSTER_DIR KIND_OFFLIN
 # The suites and `make run` use the kubectl built at the cluster's version.
 export KUBECTL ?= $(KUBERNETES_BIN)/kubectl
 
-# `make test-chapter 5`, `make prove-chapter 5`, `make diff-chapter 5` and
-# `make run 5`: the word after the target is the chapter number (CHAPTER=5
+# `make test-chapter 5`, `make prove-chapter 5`, `make diff-chapter 5`,
+# `make run 5` and `make try-it 5`: the word after the target is the chapter number (CHAPTER=5
 # works too).
-ifneq ($(filter test-chapter prove-chapter diff-chapter run,$(firstword $(MAKECMDGOALS))),)
+ifneq ($(filter test-chapter prove-chapter diff-chapter run try-it,$(firstword $(MAKECMDGOALS))),)
   CHAPTER_ARG := $(word 2,$(MAKECMDGOALS))
   ifneq ($(CHAPTER_ARG),)
     $(eval $(CHAPTER_ARG):;@:)
@@ -127,7 +127,7 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint with the checked-in .golangci.yml.
 
 .PHONY: unit
 unit: ## Run the unit tests (no cluster needed).
-	go test ./api/... ./chapters/... ./internal/... ./operator/... ./scripts/... ./tests/framework/...
+	go test ./api/... ./chapters/... ./internal/... ./operator/... ./scripts/... ./tests/docs/... ./tests/framework/...
 
 .PHONY: bench
 bench: ## Run the benchmarks.
@@ -200,8 +200,12 @@ prove-chapters: $(GINKGO) build cluster-up ## Prove every chapter's lesson (and 
 	@go build -o $(BIN)/prove ./scripts/prove
 	@for n in $$(seq 1 $(LATEST_CHAPTER)); do $(prove) --chapter $$n || exit 1; done
 
+.PHONY: try-it
+try-it: $(if $(CHAPTER_ARG),check-chapter-1) build cluster-up ## Run the "Try it" commands of every chapter's README (or chapter N's: make try-it 3) and compare their output.
+	@$(with_kubeconfig) go test -count=1 -v -timeout 40m ./tests/tryit/ $(if $(or $(CHAPTER_ARG),$(filter command line environment,$(origin CHAPTER))),-run 'TestTryIt/^$(NN)-')
+
 .PHONY: test
-test: vet lint verify-manifests unit test-chapters ## The test command: checks, lint, unit tests and every suite (CI then runs prove-chapters on local).
+test: vet lint verify-manifests unit test-chapters try-it ## The test command: checks, lint, unit tests and every suite (CI then runs prove-chapters on local).
 
 .PHONY: clean
 clean: cluster-down ## Stop the test clusters and remove bin/ and _output/ (the Kubernetes cache stays).

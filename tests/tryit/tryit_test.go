@@ -1,0 +1,220 @@
+// Package tryit runs the "Try it" section of every chapter's README against
+// the test cluster, the way a learner types it, and compares what each
+// command prints with what the README says it prints. So a README cannot
+// promise output the code no longer gives.
+//
+// Run it with `make try-it` (every chapter) or `make try-it 3`: the
+// Makefile provides KUBECONFIG and the pinned kubectl. Each chapter's
+// session runs in one bash process in the repository's root, in the
+// default namespace, with kubectl on PATH, as in a learner's terminal, so
+// `cd`, variables, `cmd &` and `kill %1` work as they do there.
+package tryit
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"example.com/redis-operator/tests/docs"
+)
+
+// section is the README section whose console blocks run.
+const section = "Try it"
+
+// sessionTimeout bounds one chapter's session; a command that hangs
+// fails the chapter instead of the whole run.
+const sessionTimeout = 6 * time.Minute
+
+func TestTryIt(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubectl := os.Getenv("KUBECTL")
+	if kubectl == "" || os.Getenv("KUBECONFIG") == "" {
+		t.Fatal("KUBECTL and KUBECONFIG must be set: run `make try-it`, which starts the cluster and builds kubectl at its version")
+	}
+	readmes, err := filepath.Glob(filepath.Join(root, "chapters", "*", "README.md"))
+	if err != nil || len(readmes) == 0 {
+		t.Fatalf("no chapter READMEs under %s/chapters: %v", root, err)
+	}
+	for _, readme := range readmes {
+		chapter := filepath.Base(filepath.Dir(readme))
+		t.Run(chapter, func(t *testing.T) {
+			src, err := os.ReadFile(readme)
+			if err != nil {
+				t.Fatal(err)
+			}
+			blocks, err := docs.Parse(src).SectionBlocks(section)
+			if err != nil {
+				t.Fatalf("%s: %v; every chapter has a %q section", readme, err, section)
+			}
+			var steps []docs.Step
+			for _, b := range blocks {
+				if b.Lang != "console" {
+					continue
+				}
+				s, err := docs.ConsoleSteps(b.Text)
+				if err != nil {
+					t.Fatalf("%s, %q: %v", readme, section, err)
+				}
+				steps = append(steps, s...)
+			}
+			if len(steps) == 0 {
+				t.Fatalf("%s: no console block in %q", readme, section)
+			}
+			cleanUp(t, kubectl)
+			t.Cleanup(func() { cleanUp(t, kubectl) })
+			run(t, root, kubectl, steps)
+		})
+	}
+}
+
+// marker starts the output of step N in the session's output, and says
+// the exit status of step N-1.
+const marker = "\x1etry-it step "
+
+var markerLine = regexp.MustCompile(`(?m)^` + marker + `(\d+) (\d+)$`)
+
+// run runs steps in one bash session and compares each step's output.
+func run(t *testing.T, root, kubectl string, steps []docs.Step) {
+	var script strings.Builder
+	script.WriteString("exec 2>&1\n")
+	for i, s := range steps {
+		fmt.Fprintf(&script, "printf '\\n%s%d %%d\\n' $?\n%s\n", marker, i, s.Command)
+	}
+	fmt.Fprintf(&script, "printf '\\n%s%d %%d\\n' $?\n", marker, len(steps))
+
+	ctx, cancel := context.WithTimeout(context.Background(), sessionTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "--noprofile", "--norc", "-s")
+	cmd.Dir = root
+	cmd.Stdin = strings.NewReader(script.String())
+	cmd.Env = learnerEnv(kubectl)
+	// The session and whatever it leaves running in the background (the
+	// operator) form one process group, stopped as a whole at the end.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitErr := cmd.Wait()
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+	t.Logf("session of %d commands took %s", len(steps), time.Since(start).Round(time.Millisecond))
+
+	outputs := split(out.String())
+	failed := false
+	for i, s := range steps {
+		got, ran := outputs[i]
+		if !ran {
+			t.Errorf("$ %s\n  did not finish (session: %v, after %s)", s.Command, errOr(ctx.Err(), waitErr), time.Since(start).Round(time.Second))
+			failed = true
+			break
+		}
+		if got.status != 0 {
+			t.Errorf("$ %s\n  exited with status %d (a learner's step must succeed); it printed:\n%s", s.Command, got.status, indent(got.text))
+			failed = true
+			break
+		}
+		if !docs.Match(s.Want, got.text) {
+			t.Errorf("$ %s\n--- the README says:\n%s\n--- it printed:\n%s", s.Command, indent(strings.Join(s.Want, "\n")), indent(got.text))
+			failed = true
+			break
+		}
+	}
+	if failed {
+		if log, err := os.ReadFile(filepath.Join(root, "operator.log")); err == nil {
+			t.Logf("operator.log (the session's last operator), last lines:\n%s", lastLines(string(log), 40))
+		}
+	}
+}
+
+// learnerEnv is the environment of a learner's terminal after `make
+// cluster-up`: KUBECONFIG exported, the pinned kubectl first on PATH, and
+// none of the variables of the make and go test that run this test.
+func learnerEnv(kubectl string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "MAKEFLAGS", "MAKELEVEL", "MFLAGS", "MAKEOVERRIDES", "GOFLAGS", "PATH", "OPERATOR_CHAPTER", "CHAPTER":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "PATH="+filepath.Dir(kubectl)+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
+// output is what one step printed and its exit status.
+type output struct {
+	text   string
+	status int
+}
+
+// split cuts the session's output at the markers: step N's output is
+// between marker N and marker N+1, which also gives its exit status.
+func split(out string) map[int]output {
+	outputs := map[int]output{}
+	locs := markerLine.FindAllStringSubmatchIndex(out, -1)
+	for i := 0; i+1 < len(locs); i++ {
+		n, _ := strconv.Atoi(out[locs[i][2]:locs[i][3]])
+		status, _ := strconv.Atoi(out[locs[i+1][4]:locs[i+1][5]])
+		// The marker's own leading newline ends the previous output.
+		outputs[n] = output{text: strings.TrimSuffix(out[locs[i][1]+1:locs[i+1][0]], "\n"), status: status}
+	}
+	return outputs
+}
+
+// cleanUp removes what a session leaves in the default namespace when it
+// fails halfway: Redis objects (finalizers dropped, as no operator may be
+// running) and their pods; and the events of earlier sessions, which a
+// session lists.
+func cleanUp(t *testing.T, kubectl string) {
+	k := func(args ...string) string {
+		out, _ := exec.Command(kubectl, args...).CombinedOutput()
+		return string(out)
+	}
+	for _, name := range strings.Fields(k("get", "redis", "-n", "default", "-o", "name")) {
+		k("patch", "-n", "default", name, "--type=merge", "-p", `{"metadata":{"finalizers":null}}`)
+		k("delete", "-n", "default", name, "--wait=false")
+	}
+	k("delete", "pods", "-n", "default", "-l", "app.kubernetes.io/instance", "--wait=false")
+	k("delete", "events", "-n", "default", "--all", "--wait=false")
+	if out, err := exec.Command(kubectl, "wait", "-n", "default", "--for=delete", "redis,pods", "-l", "app.kubernetes.io/instance", "--timeout=2m").CombinedOutput(); err != nil && !strings.Contains(string(out), "no matching resources") {
+		t.Logf("cleaning up the default namespace: %v: %s", err, out)
+	}
+}
+
+func errOr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return errors.New("the session ended early")
+}
+
+func indent(s string) string {
+	return "    " + strings.ReplaceAll(s, "\n", "\n    ")
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
