@@ -24,23 +24,25 @@ func TestReadmesInSync(t *testing.T) {
 	}
 	readmes = append([]string{filepath.Join(root, "README.md")}, readmes...)
 	for _, en := range readmes {
-		zh := strings.TrimSuffix(en, ".md") + ".zh-CN.md"
-		rel, _ := filepath.Rel(root, en)
-		t.Run(rel, func(t *testing.T) {
-			for _, problem := range compareTwins(t, en, zh) {
+		enPath, _ := filepath.Rel(root, en)
+		zhPath := strings.TrimSuffix(enPath, ".md") + ".zh-CN.md"
+		t.Run(enPath, func(t *testing.T) {
+			for _, problem := range compareTwins(t, root, enPath, zhPath) {
 				t.Error(problem)
 			}
 		})
 	}
 }
 
-func compareTwins(t *testing.T, enPath, zhPath string) []string {
+// compareTwins compares the README enPath with its Chinese twin zhPath,
+// both relative to root, and returns what differs.
+func compareTwins(t *testing.T, root, enPath, zhPath string) []string {
 	t.Helper()
-	enSrc, err := os.ReadFile(enPath)
+	enSrc, err := os.ReadFile(filepath.Join(root, enPath))
 	if err != nil {
 		t.Fatal(err)
 	}
-	zhSrc, err := os.ReadFile(zhPath)
+	zhSrc, err := os.ReadFile(filepath.Join(root, zhPath))
 	if os.IsNotExist(err) {
 		return []string{fmt.Sprintf("%s has no Chinese twin: write %s", enPath, zhPath)}
 	}
@@ -88,7 +90,7 @@ func compareTwins(t *testing.T, enPath, zhPath string) []string {
 	if e, z := commands(en.Spans), commands(zh.Spans); !slices.Equal(e, z) {
 		add("commands in the text differ (sorted):\n%s: %q\n%s: %q", enPath, e, zhPath, z)
 	}
-	if e, z := sorted(tail(en.Links)), sorted(tail(zh.Links)); !slices.Equal(e, z) {
+	if e, z := links(en.Links), links(zh.Links); !slices.Equal(e, z) {
 		add("links differ (sorted, after the language link):\n%s: %q\n%s: %q", enPath, e, zhPath, z)
 	}
 	return problems
@@ -146,11 +148,23 @@ func commands(spans []string) []string {
 	return sorted(c)
 }
 
-func tail(s []string) []string {
-	if len(s) == 0 {
+// links are the link destinations after the first (the language link),
+// sorted, with each README link taken as its English twin and without
+// its #anchor, so that the Chinese READMEs link to each other and to
+// their own headings.
+func links(all []string) []string {
+	if len(all) == 0 {
 		return nil
 	}
-	return s[1:]
+	var l []string
+	for _, dest := range all[1:] {
+		if !strings.Contains(dest, "://") {
+			dest, _, _ = strings.Cut(dest, "#")
+			dest = strings.Replace(dest, "README.zh-CN.md", "README.md", 1)
+		}
+		l = append(l, dest)
+	}
+	return sorted(l)
 }
 
 func sorted(s []string) []string {
