@@ -56,7 +56,7 @@ func TestMatch(t *testing.T) {
 }
 
 func TestParse(t *testing.T) {
-	src := "# Title\n\nSee [chapter 2](../02/README.md) and run `make test`.\n\n## Try it\n\n```console\n$ ls\n```\n\n### Deeper\n\n```sh\nmake run 1\n```\n\n## After\n\n```sh\nmake clean\n```\n"
+	src := "# Title\n\nSee [chapter 2](../02/README.md) and run `make\ntest`.\n\n## Try it\n\n```console\n$ ls\n```\n\n### Deeper\n\n```sh\nmake run 1\n```\n\n## After\n\n```sh\nmake clean\n```\n"
 	d := Parse([]byte(src))
 	if got := len(d.Sections); got != 4 || d.Sections[1] != (Section{Level: 2, Title: "Try it"}) {
 		t.Errorf("sections: %+v", d.Sections)

@@ -59,7 +59,8 @@ func Parse(src []byte) *Doc {
 			}
 			d.Blocks = append(d.Blocks, CodeBlock{Lang: string(n.Language(src)), Text: b.String(), Section: len(d.Sections) - 1})
 		case *ast.CodeSpan:
-			d.Spans = append(d.Spans, plain(n, src))
+			// A span may break across lines; it renders with a space there.
+			d.Spans = append(d.Spans, strings.Join(strings.Fields(plain(n, src)), " "))
 			return ast.WalkSkipChildren, nil
 		case *ast.Link:
 			d.Links = append(d.Links, string(n.Destination))

@@ -193,7 +193,7 @@ func cleanUp(t *testing.T, kubectl string) {
 	}
 	k("delete", "pods", "-n", "default", "-l", "app.kubernetes.io/instance", "--wait=false")
 	k("delete", "events", "-n", "default", "--all", "--wait=false")
-	if out, err := exec.Command(kubectl, "wait", "-n", "default", "--for=delete", "redis,pods", "-l", "app.kubernetes.io/instance", "--timeout=2m").CombinedOutput(); err != nil && !strings.Contains(string(out), "no matching resources") {
+	if out, err := exec.Command(kubectl, "wait", "-n", "default", "--for=delete", "pods", "-l", "app.kubernetes.io/instance", "--timeout=2m").CombinedOutput(); err != nil && !strings.Contains(string(out), "no matching resources") {
 		t.Logf("cleaning up the default namespace: %v: %s", err, out)
 	}
 }
