@@ -1,0 +1,112 @@
+package main
+
+import (
+	"fmt"
+	"go/parser"
+	"go/token"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// A branch has the course's go.mod and go.sum: the same versions of
+// everything. Only the "// indirect" marks can differ, because go mod tidy
+// marks a module direct when a package of the module imports it, and a
+// branch has fewer packages: a module that only later chapters import is
+// indirect in the earlier ones. tidyRequires moves those marks the way
+// go mod tidy does, so that each branch is tidy.
+
+// importsOf adds the import paths of a Go file to imports.
+func importsOf(src []byte, imports map[string]bool) error {
+	f, err := parser.ParseFile(token.NewFileSet(), "", src, parser.ImportsOnly)
+	if err != nil {
+		return err
+	}
+	for _, imp := range f.Imports {
+		p, err := strconv.Unquote(imp.Path.Value)
+		if err != nil {
+			return err
+		}
+		imports[p] = true
+	}
+	return nil
+}
+
+// require is one requirement of a go.mod.
+type require struct {
+	module, version string
+	indirect        bool
+}
+
+// tidyRequires returns gomod with each requirement marked direct when one
+// of imports is a package of that module (the longest module path that
+// prefixes it), and indirect otherwise: the direct requirements in the
+// first require block, the indirect ones in the second, each sorted, as
+// go mod tidy writes them. It returns gomod unchanged when every mark is
+// right already.
+func tidyRequires(gomod []byte, imports map[string]bool) ([]byte, error) {
+	lines := strings.SplitAfter(string(gomod), "\n")
+	var reqs []require
+	var blocks [][2]int // line ranges of the require ( ... ) blocks' entries
+	for i := 0; i < len(lines); i++ {
+		l := strings.TrimSpace(lines[i])
+		if strings.HasPrefix(l, "require ") && !strings.HasSuffix(l, "(") {
+			return nil, fmt.Errorf("go.mod: a one-line require (%q) is not supported here; go mod tidy writes blocks", l)
+		}
+		if l != "require (" {
+			continue
+		}
+		start := i + 1
+		for i++; i < len(lines) && strings.TrimSpace(lines[i]) != ")"; i++ {
+			f := strings.Fields(lines[i])
+			switch {
+			case len(f) == 2:
+				reqs = append(reqs, require{module: f[0], version: f[1]})
+			case len(f) == 4 && f[2] == "//" && f[3] == "indirect":
+				reqs = append(reqs, require{module: f[0], version: f[1], indirect: true})
+			default:
+				return nil, fmt.Errorf("go.mod: unexpected line %q in a require block", strings.TrimSpace(lines[i]))
+			}
+		}
+		blocks = append(blocks, [2]int{start, i})
+	}
+	direct := map[string]bool{}
+	for imp := range imports {
+		best := ""
+		for _, r := range reqs {
+			if (imp == r.module || strings.HasPrefix(imp, r.module+"/")) && len(r.module) > len(best) {
+				best = r.module
+			}
+		}
+		direct[best] = true
+	}
+	changed := false
+	for i := range reqs {
+		if reqs[i].indirect == direct[reqs[i].module] {
+			reqs[i].indirect = !reqs[i].indirect
+			changed = true
+		}
+	}
+	if !changed {
+		return gomod, nil
+	}
+	if len(blocks) != 2 {
+		return nil, fmt.Errorf("go.mod: want two require blocks (direct, then indirect), found %d", len(blocks))
+	}
+	slices.SortStableFunc(reqs, func(a, b require) int { return strings.Compare(a.module, b.module) })
+	var block [2]strings.Builder
+	for _, r := range reqs {
+		if r.indirect {
+			fmt.Fprintf(&block[1], "\t%s %s // indirect\n", r.module, r.version)
+		} else {
+			fmt.Fprintf(&block[0], "\t%s %s\n", r.module, r.version)
+		}
+	}
+	var out strings.Builder
+	out.WriteString(strings.Join(lines[:blocks[0][0]], ""))
+	out.WriteString(block[0].String())
+	out.WriteString(strings.Join(lines[blocks[0][1]:blocks[1][0]], ""))
+	out.WriteString(block[1].String())
+	out.WriteString(strings.Join(lines[blocks[1][1]:], ""))
+	return []byte(out.String()), nil
+}

@@ -1,0 +1,233 @@
+package main
+
+import (
+	"fmt"
+	"maps"
+	"path"
+	"slices"
+	"strings"
+)
+
+// A chapter's branch is the course repository reduced to that chapter, in
+// kubebuilder's layout. pathRules says where each file of the course goes;
+// the first rule whose from is the file or one of its directories wins,
+// and a file no rule names is not in the branch (the other chapters, the
+// course's operator with every chapter, scripts/prove, .ci, the course
+// README). Kept files are copied byte for byte unless transform changes
+// them, so that a file that is the same in every chapter is the same blob
+// in every branch.
+func pathRules(c chapter) []struct{ from, to string } {
+	const drop = ""
+	return []struct{ from, to string }{
+		{c.dir() + "/README.md", "README.md"},
+		{c.dir() + "/README.zh-CN.md", "README.zh-CN.md"},
+		{c.dir() + "/role.yaml", "config/rbac/role.yaml"},
+		{c.dir(), "internal/controller"},
+		{fmt.Sprintf("tests/chapter%02d", c.number), "test/e2e"},
+		{"tests/framework", "test/e2e/framework"},
+		{"operator/main.go", "cmd/main.go"},
+		{"config/rbac/role.yaml", drop}, // the chapter's role replaces it
+		{"api", "api"},
+		{"config", "config"},
+		{"internal/controller", drop}, // the chapter's package goes there
+		{"internal", "internal"},
+		{".gitignore", ".gitignore"},
+		{".golangci.yml", ".golangci.yml"},
+		{"go.mod", "go.mod"},
+		{"go.sum", "go.sum"},
+		{"scripts/build-kubernetes.sh", "scripts/build-kubernetes.sh"},
+		{"scripts/cluster", "scripts/cluster"},
+		{"scripts/kind-node-image", "scripts/kind-node-image"},
+	}
+}
+
+// branchPath returns where the file or directory p of the course
+// repository is in chapter c's branch, and false if it is not there.
+func branchPath(p string, c chapter) (string, bool) {
+	p = path.Clean(p)
+	for _, r := range pathRules(c) {
+		rest, ok := strings.CutPrefix(p, r.from)
+		if !ok || (rest != "" && rest[0] != '/') {
+			continue
+		}
+		if r.to == "" {
+			return "", false
+		}
+		if r.to == "test/e2e" {
+			rest = suiteFileName(rest, c)
+		}
+		return r.to + rest, true
+	}
+	return "", false
+}
+
+// suiteFileName renames the files of a chapter's suite the way kubebuilder
+// names them in test/e2e: chapterNN_test.go is e2e_test.go and
+// suite_test.go is e2e_suite_test.go, so that git shows the specs of two
+// chapters as one file changed.
+func suiteFileName(rest string, c chapter) string {
+	switch rest {
+	case fmt.Sprintf("/chapter%02d_test.go", c.number):
+		return "/e2e_test.go"
+	case "/suite_test.go":
+		return "/e2e_suite_test.go"
+	}
+	return rest
+}
+
+// output is a file of a branch: a blob of the course copied as is (id),
+// or new content (data).
+type output struct {
+	mode string
+	id   string
+	data []byte
+}
+
+// branchFiles builds the tree of chapter c's branch.
+func branchFiles(s *source, c chapter) (map[string]output, error) {
+	out := map[string]output{}
+	from := map[string]string{} // branch path: course path
+	fw := frameworkRewrites{}
+	imports := map[string]bool{} // of all the branch's Go files, for go.mod
+	var readmes []string
+	for _, p := range slices.Sorted(maps.Keys(s.files)) {
+		bp, ok := branchPath(p, c)
+		if !ok {
+			continue
+		}
+		if other, dup := from[bp]; dup {
+			return nil, fmt.Errorf("%s and %s would both be %s in %s", other, p, bp, c.branch())
+		}
+		from[bp] = p
+		f := s.files[p]
+		if bp == "README.md" || bp == "README.zh-CN.md" {
+			readmes = append(readmes, p) // made once the rest of the tree is known
+			continue
+		}
+		out[bp] = output{mode: f.mode, id: f.id}
+		if !strings.HasSuffix(p, ".go") && bp != ".golangci.yml" {
+			continue
+		}
+		data, err := s.read(p)
+		if err != nil {
+			return nil, err
+		}
+		changed, err := transform(bp, data, s, c, &fw)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		if changed != nil {
+			data = changed
+			out[bp] = output{mode: f.mode, data: data}
+		}
+		if strings.HasSuffix(p, ".go") {
+			if err := importsOf(data, imports); err != nil {
+				return nil, fmt.Errorf("%s: %w", bp, err)
+			}
+		}
+	}
+	if err := fw.check(); err != nil {
+		return nil, err
+	}
+	gomod, err := s.read("go.mod")
+	if err != nil {
+		return nil, err
+	}
+	tidy, err := tidyRequires(gomod, imports)
+	if err != nil {
+		return nil, err
+	}
+	if string(tidy) != string(gomod) {
+		out["go.mod"] = output{mode: s.files["go.mod"].mode, data: tidy}
+	}
+	makefile, err := branchMakefile(s)
+	if err != nil {
+		return nil, err
+	}
+	out["Makefile"] = output{mode: "100644", data: makefile}
+	for _, p := range readmes { // so that each README may link to the other
+		bp, _ := branchPath(p, c)
+		out[bp] = output{}
+	}
+	for _, p := range readmes {
+		data, err := s.read(p)
+		if err != nil {
+			return nil, err
+		}
+		bp, _ := branchPath(p, c)
+		out[bp] = output{mode: s.files[p].mode, data: branchReadme(data, bp, s, c, out)}
+	}
+	for _, want := range []string{"README.md", "cmd/main.go", "config/rbac/role.yaml", "internal/controller", "test/e2e"} {
+		if !hasPath(out, want) {
+			return nil, fmt.Errorf("%s would have no %s", c.branch(), want)
+		}
+	}
+	return out, nil
+}
+
+// transform returns the branch's version of a Go file (or of
+// .golangci.yml) at branch path bp, or nil when it is the course's as is.
+func transform(bp string, data []byte, s *source, c chapter, fw *frameworkRewrites) ([]byte, error) {
+	orig := data
+	if bp == ".golangci.yml" {
+		data = golangciConfig(data)
+		return changedOrNil(data, orig), nil
+	}
+	var err error
+	if data, err = rewriteImports(data, func(imp string) (string, error) { return importPath(imp, s.module, c) }); err != nil {
+		return nil, err
+	}
+	switch dir := path.Dir(bp); {
+	case bp == "cmd/main.go":
+		data, err = operatorMain(data, s.module, c)
+	case dir == "internal/controller":
+		data, err = renamePackage(data, "controller")
+	case dir == "test/e2e":
+		data, err = renamePackage(data, "e2e")
+	case dir == "test/e2e/framework":
+		data, err = fw.apply(data)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return changedOrNil(data, orig), nil
+}
+
+func changedOrNil(data, orig []byte) []byte {
+	if string(data) == string(orig) {
+		return nil
+	}
+	return data
+}
+
+// importPath is where a package of the course is in chapter c's branch.
+func importPath(imp, module string, c chapter) (string, error) {
+	rel, ok := strings.CutPrefix(imp, module+"/")
+	if !ok {
+		return imp, nil
+	}
+	bp, ok := branchPath(rel, c)
+	if !ok {
+		return "", fmt.Errorf("imports %s, which %s does not have", imp, c.branch())
+	}
+	return module + "/" + bp, nil
+}
+
+// golangciConfig points the linter's exclusions for the suites (Ginkgo's
+// dot-imports) at test/, where the suites are in a branch.
+func golangciConfig(data []byte) []byte {
+	return []byte(strings.ReplaceAll(string(data), "- path: tests/\n", "- path: test/\n"))
+}
+
+// hasPath reports whether the branch has the file p or files below p.
+func hasPath(files map[string]output, p string) bool {
+	if _, ok := files[p]; ok {
+		return true
+	}
+	for f := range files {
+		if strings.HasPrefix(f, p+"/") {
+			return true
+		}
+	}
+	return false
+}

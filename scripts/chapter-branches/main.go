@@ -1,0 +1,74 @@
+// Command chapter-branches makes the local branches chapter/NN-slug, one
+// per chapter of the course, from a commit of the course repository (make
+// chapter-branches). Each branch is one commit, the child of the chapter
+// before's, and holds that chapter alone as a kubebuilder-layout project:
+// cmd/, api/, internal/controller/, config/, test/e2e/, a Makefile and the
+// lesson as README. The commits depend only on the course commit, so the
+// same commit gives the same IDs. It reads the commit's tree from the
+// object database and writes objects and refs only: the work tree, the
+// index and the current branch are left alone.
+//
+// With --verify it moves no branch: it checks, in a scratch directory,
+// that each chapter's commit builds and passes its own `make test`, and
+// that git's diff of each chapter's controller against the chapter before
+// is the course's `make diff-chapter N`.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(exitCode(err))
+	}
+}
+
+// exitCode is 2 when a branch may not be moved, 1 for any other error.
+func exitCode(err error) int {
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, errRefused):
+		return 2
+	default:
+		return 1
+	}
+}
+
+func run() error {
+	fs := flag.NewFlagSet("chapter-branches", flag.ContinueOnError)
+	from := fs.String("from", "HEAD", "the commit of the course to make the branches from")
+	verifyOnly := fs.Bool("verify", false, "move no branch; check the chapters' commits in a scratch directory (build, make test, diffs)")
+	binDir := fs.String("bin", "", "with --verify: the directory where the branches' Makefiles find or build their tools (default: in the scratch directory)")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: %s [--from REV] [--verify [--bin DIR]]\n\n", os.Args[0])
+		fmt.Fprintln(fs.Output(), "Creates or updates the branches chapter/NN-slug, one commit per chapter of chapters/ at REV.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(os.Args[1:]); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	r := &repo{dir: "."}
+	if *verifyOnly {
+		return verifyBranches(ctx, r, *from, *binDir, os.Stdout)
+	}
+	lines, err := makeBranches(ctx, r, *from)
+	for _, l := range lines {
+		fmt.Println(l)
+	}
+	return err
+}

@@ -1,0 +1,50 @@
+package main
+
+import (
+	_ "embed"
+	"fmt"
+	"strings"
+)
+
+// branchMakefileTemplate is every branch's Makefile, but for the pinned
+// versions, which are the course Makefile's own lines (its section from
+// "# ---- pinned versions" to the next "# ----" line), so that a branch
+// builds and tests with exactly the tools the course pins. It depends on
+// no chapter, so it is the same file in every branch.
+//
+//go:embed Makefile.branch
+var branchMakefileTemplate string
+
+const pinnedMarker = "# @pinned-versions@\n"
+
+// branchMakefile returns the Makefile of a branch made from s.
+func branchMakefile(s *source) ([]byte, error) {
+	course, err := s.read("Makefile")
+	if err != nil {
+		return nil, err
+	}
+	pinned, err := pinnedVersions(string(course))
+	if err != nil {
+		return nil, err
+	}
+	if strings.Count(branchMakefileTemplate, pinnedMarker) != 1 {
+		return nil, fmt.Errorf("scripts/chapter-branches/Makefile.branch must hold the line %q once", strings.TrimSpace(pinnedMarker))
+	}
+	return []byte(strings.Replace(branchMakefileTemplate, pinnedMarker, pinned, 1)), nil
+}
+
+// pinnedVersions returns the section of the course's Makefile that pins
+// the versions of Kubernetes and the tools.
+func pinnedVersions(makefile string) (string, error) {
+	const start = "# ---- pinned versions"
+	i := strings.Index(makefile, "\n"+start)
+	if i < 0 {
+		return "", fmt.Errorf("the Makefile has no %q section", start)
+	}
+	section := makefile[i+1:]
+	end := strings.Index(section[len(start):], "\n# ----")
+	if end < 0 {
+		return "", fmt.Errorf("the Makefile's %q section has no end (a line starting with # ----)", start)
+	}
+	return strings.TrimRight(section[:len(start)+end], "\n") + "\n", nil
+}

@@ -1,0 +1,345 @@
+package main
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const module = "example.com/redis-operator"
+
+var ch3 = chapter{number: 3, slug: "owner-references"}
+
+func TestRenamePackage(t *testing.T) {
+	src := "// Package chapter03 is the end-to-end suite of chapter 3.\npackage chapter03\n\nvar x = 1\n"
+	got, err := renamePackage([]byte(src), "e2e")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "// Package e2e is the end-to-end suite of chapter 3.\npackage e2e\n\nvar x = 1\n"
+	if string(got) != want {
+		t.Errorf("renamePackage =\n%s\nwant\n%s", got, want)
+	}
+
+	got, err = renamePackage([]byte("package chapter03_test\n"), "e2e")
+	if err != nil || string(got) != "package e2e_test\n" {
+		t.Errorf("renamePackage of an external test package = %q, %v; want package e2e_test", got, err)
+	}
+
+	same := []byte("// Package controller is chapter 3.\npackage controller\n")
+	if got, err := renamePackage(same, "controller"); err != nil || string(got) != string(same) {
+		t.Errorf("renamePackage to its own name changed the file: %q, %v", got, err)
+	}
+}
+
+func TestRewriteImports(t *testing.T) {
+	src := `package e2e
+
+import (
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	myappv1 "example.com/redis-operator/api/v1"
+	"example.com/redis-operator/tests/framework"
+)
+`
+	got, err := rewriteImports([]byte(src), func(p string) (string, error) { return importPath(p, module, ch3) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Replace(src, "/tests/framework", "/test/e2e/framework", 1); string(got) != want {
+		t.Errorf("rewriteImports =\n%s\nwant\n%s", got, want)
+	}
+
+	_, err = rewriteImports([]byte("package x\n\nimport _ \"example.com/redis-operator/chapters/02-finalizer-tracking\"\n"),
+		func(p string) (string, error) { return importPath(p, module, ch3) })
+	if err == nil || !strings.Contains(err.Error(), "chapter/03-owner-references does not have") {
+		t.Errorf("importing another chapter: error %v, want one that names the branch", err)
+	}
+}
+
+func TestBranchPath(t *testing.T) {
+	for course, want := range map[string]string{
+		"chapters/03-owner-references/redis_controller.go": "internal/controller/redis_controller.go",
+		"chapters/03-owner-references/role.yaml":           "config/rbac/role.yaml",
+		"chapters/03-owner-references/README.md":           "README.md",
+		"chapters/03-owner-references/README.zh-CN.md":     "README.zh-CN.md",
+		"chapters/03-owner-references":                     "internal/controller",
+		"tests/chapter03":                                  "test/e2e",
+		"tests/chapter03/chapter03_test.go":                "test/e2e/e2e_test.go",
+		"tests/chapter03/suite_test.go":                    "test/e2e/e2e_suite_test.go",
+		"tests/framework/operator.go":                      "test/e2e/framework/operator.go",
+		"operator/main.go":                                 "cmd/main.go",
+		"api/v1/redis_types.go":                            "api/v1/redis_types.go",
+		"internal/cluster/provider.go":                     "internal/cluster/provider.go",
+		"scripts/kind-node-image/build.sh":                 "scripts/kind-node-image/build.sh",
+		"config/samples/myapp_v1_redis.yaml":               "config/samples/myapp_v1_redis.yaml",
+		"go.sum":                                           "go.sum",
+		// Not in the branch:
+		"chapters/02-finalizer-tracking/redis_controller.go": "",
+		"tests/chapter02/chapter02_test.go":                  "",
+		"config/rbac/role.yaml":                              "",
+		"operator/chapters.go":                               "",
+		"scripts/prove/main.go":                              "",
+		"scripts/chapter-branches/main.go":                   "",
+		".ci/run":                                            "",
+		"README.md":                                          "",
+		"apis/v2/x.go":                                       "",
+	} {
+		got, ok := branchPath(course, ch3)
+		if got != want || ok != (want != "") {
+			t.Errorf("branchPath(%q) = %q, %v; want %q", course, got, ok, want)
+		}
+	}
+}
+
+// readCourse reads a file of this repository's work tree, for the tests
+// that check the rules against the course's real files.
+func readCourse(t *testing.T, p string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", filepath.FromSlash(p)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// TestOperatorMain runs the rules on the course's operator/main.go: when
+// that file changes shape, this test says which rule no longer applies.
+func TestOperatorMain(t *testing.T) {
+	got, err := operatorMain(readCourse(t, "operator/main.go"), module, ch3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := parser.ParseFile(token.NewFileSet(), "cmd/main.go", got, parser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"\t\"example.com/redis-operator/internal/controller\"\n",
+		"chapterNumber = 3\n",
+		`chapterSlug   = "owner-references"`,
+		"if err := controller.NewRedisReconciler(mgr).SetupWithManager(mgr); err != nil {",
+		"if err := checkChapter(chapter); err != nil {",
+		`flag.IntVar(&chapter, "chapter", chapterNumber,`,
+		"func checkChapter(n int) error {",
+	} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("cmd/main.go lacks %q", want)
+		}
+	}
+	for _, name := range append(registryNames, "findChapter(", "ch.") {
+		if strings.Contains(string(got), name) {
+			t.Errorf("cmd/main.go still mentions %q", name)
+		}
+	}
+	if f.Doc == nil || !strings.Contains(f.Doc.Text(), "generates this file from the course's operator/main.go") {
+		t.Errorf("cmd/main.go's package comment is %q", f.Doc.Text())
+	}
+}
+
+func TestOperatorMainNeedsTheSetupCall(t *testing.T) {
+	src := strings.Replace(string(readCourse(t, "operator/main.go")), "ch.setup(mgr)", "error(nil)", 1)
+	_, err := operatorMain([]byte(src), module, ch3)
+	if err == nil || !strings.Contains(err.Error(), `"ch.setup(mgr)" matched nothing`) {
+		t.Errorf("error = %v, want one that names the rule", err)
+	}
+}
+
+func TestOperatorMainRefusesAnUnknownUseOfTheRegistry(t *testing.T) {
+	src := string(readCourse(t, "operator/main.go")) + "\nfunc count() int { return len(chapters) }\n"
+	_, err := operatorMain([]byte(src), module, ch3)
+	if err == nil || !strings.Contains(err.Error(), "chapters is used where scripts/chapter-branches has no rule for it") {
+		t.Errorf("error = %v, want one that names the unknown use", err)
+	}
+}
+
+// TestFrameworkRewrites runs the rules on the course's tests/framework.
+func TestFrameworkRewrites(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "tests", "framework", "*.go"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no tests/framework: %v", err)
+	}
+	var fw frameworkRewrites
+	var all strings.Builder
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := fw.apply(data)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		all.Write(out)
+	}
+	if err := fw.check(); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`filepath.Join(root, "config", "rbac", "role.yaml")`, `"./cmd"`, "`make test-e2e`"} {
+		if !strings.Contains(all.String(), want) {
+			t.Errorf("the framework lacks %s", want)
+		}
+	}
+	for _, gone := range []string{`"chapters"`, `"./operator"`, "make test-chapter"} {
+		if strings.Contains(all.String(), gone) {
+			t.Errorf("the framework still has %s", gone)
+		}
+	}
+
+	var none frameworkRewrites
+	if _, err := none.apply([]byte("package framework\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := none.check(); err == nil {
+		t.Error("check passed for a framework without ChapterRole")
+	}
+}
+
+func TestTidyRequires(t *testing.T) {
+	gomod := `module example.com/m
+
+go 1.26.0
+
+require (
+	example.com/a v1.0.0
+	example.com/b v1.0.0
+)
+
+require (
+	example.com/a/sub v1.0.0 // indirect
+	example.com/c v1.0.0 // indirect
+)
+`
+	same, err := tidyRequires([]byte(gomod), map[string]bool{"fmt": true, "example.com/a/x": true, "example.com/b": true})
+	if err != nil || string(same) != gomod {
+		t.Errorf("tidyRequires changed a tidy go.mod: %v\n%s", err, same)
+	}
+
+	// b is no longer imported; c and a/sub (a module of its own inside a's
+	// path) now are.
+	got, err := tidyRequires([]byte(gomod), map[string]bool{"example.com/a": true, "example.com/a/sub/p": true, "example.com/c/d": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `module example.com/m
+
+go 1.26.0
+
+require (
+	example.com/a v1.0.0
+	example.com/a/sub v1.0.0
+	example.com/c v1.0.0
+)
+
+require (
+	example.com/b v1.0.0 // indirect
+)
+`
+	if string(got) != want {
+		t.Errorf("tidyRequires =\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestBranchReadme(t *testing.T) {
+	s := &source{chapters: []chapter{{1, "create-pods"}, {2, "finalizer-tracking"}, ch3, {4, "watch-pod-deletes"}}}
+	files := map[string]output{
+		"README.md": {}, "README.zh-CN.md": {}, "cmd/main.go": {}, "api/v1/redis_types.go": {},
+		"internal/controller/redis_controller.go": {}, "config/rbac/role.yaml": {}, "test/e2e/e2e_test.go": {},
+	}
+	lesson := "# Chapter 3: owner references\n\nText.\n\n" +
+		"[`redis_controller.go`](redis_controller.go), [`role.yaml`](role.yaml), " +
+		"[`operator/main.go`](../../operator/main.go), [`operator/chapters.go`](../../operator/chapters.go), " +
+		"[tests/chapter03](../../tests/chapter03), [API](../../api/v1/redis_types.go#L10), " +
+		"[`config/rbac/role.yaml`](../../config/rbac/role.yaml), [the course](../../README.md), " +
+		"[Chapter\n  4](../04-watch-pod-deletes/README.md), [series](https://example.com/x.md), [up](#the-idea), " +
+		"[中文](README.zh-CN.md).\n"
+	got := string(branchReadme([]byte(lesson), "README.md", s, ch3, files))
+	for _, want := range []string{
+		"<!-- Generated by `make chapter-branches` from chapters/03-owner-references/README.md",
+		"# Chapter 3: owner references\n\n> **Branch `chapter/03-owner-references`**",
+		"`git diff chapter/02-finalizer-tracking chapter/03-owner-references` shows this lesson",
+		"[`redis_controller.go`](internal/controller/redis_controller.go)",
+		"[`role.yaml`](config/rbac/role.yaml)",
+		"[`cmd/main.go`](cmd/main.go)",
+		"`operator/chapters.go`, ",
+		"[test/e2e](test/e2e)",
+		"[API](api/v1/redis_types.go#L10)",
+		"[`config/rbac/role.yaml`](config/rbac/role.yaml)",
+		"the course (the course repository's README)",
+		"Chapter\n  4 (branch `chapter/04-watch-pod-deletes`)",
+		"[series](https://example.com/x.md)",
+		"[up](#the-idea)",
+		"[中文](README.zh-CN.md)",
+		"中文：[README.zh-CN.md](README.zh-CN.md)",
+		"\n\nText.\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("README lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "](../") {
+		t.Errorf("README keeps a link into the course's layout:\n%s", got)
+	}
+
+	zh := string(branchReadme([]byte("# 第 3 章\n\n见[第 4 章](../04-watch-pod-deletes/README.zh-CN.md)。\n"), "README.zh-CN.md", s, ch3, files))
+	for _, want := range []string{"> **分支 `chapter/03-owner-references`**", "第 4 章（分支 `chapter/04-watch-pod-deletes`）", "English: [README.md](README.md)"} {
+		if !strings.Contains(zh, want) {
+			t.Errorf("README.zh-CN.md lacks %q:\n%s", want, zh)
+		}
+	}
+}
+
+func TestPinnedVersions(t *testing.T) {
+	got, err := pinnedVersions(string(readCourse(t, "Makefile")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# ---- pinned versions", "KUBERNETES_VERSION ?=", "CONTROLLER_TOOLS_VERSION ?=", "GOLANGCI_LINT_VERSION ?="} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the pinned versions lack %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "# ---- paths") {
+		t.Errorf("the pinned versions run into the next section:\n%s", got)
+	}
+	if _, err := pinnedVersions("all:\n"); err == nil {
+		t.Error("pinnedVersions of a Makefile without the section: no error")
+	}
+}
+
+func TestParseDiff(t *testing.T) {
+	gnu := "diff -ruN '--exclude=README.md' chapters/01-a/x.go chapters/02-b/x.go\n" +
+		"--- chapters/01-a/x.go\n+++ chapters/02-b/x.go\n" +
+		"@@ -1,3 +1,3 @@\n a\n--- not a header\n+++ not one either\n c\n" +
+		"@@ -9 +9 @@\n-old\n+new\n\\ No newline at end of file\n"
+	got, err := parseDiff(gnu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "@@ -1,3 +1,3 @@\n a\n--- not a header\n+++ not one either\n c\n" +
+		"@@ -9,1 +9,1 @@\n-old\n+new\n\\ No newline at end of file\n"
+	if len(got) != 1 || got["chapters/02-b/x.go"] != want {
+		t.Errorf("parseDiff = %q\nwant %q", got, want)
+	}
+
+	git := "diff --git a/internal/controller/x.go b/internal/controller/x.go\nindex 1..2 100644\n" +
+		"--- a/internal/controller/x.go\n+++ b/internal/controller/x.go\n" +
+		"@@ -1,3 +1,3 @@ func f() {\n a\n--- not a header\n+++ not one either\n c\n" +
+		"diff --git a/y.go b/y.go\ndeleted file mode 100644\n--- a/y.go\n+++ /dev/null\n@@ -1 +0,0 @@\n-y\n"
+	got, err = parseDiff(git)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got["internal/controller/x.go"] != "@@ -1,3 +1,3 @@\n a\n--- not a header\n+++ not one either\n c\n" || got["y.go"] != "@@ -1,1 +0,0 @@\n-y\n" {
+		t.Errorf("parseDiff of git's diff = %q", got)
+	}
+
+	if _, err := parseDiff("--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n"); err == nil {
+		t.Error("parseDiff of a hunk cut short: no error")
+	}
+}

@@ -1,0 +1,350 @@
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// verifyBranches checks, in a scratch directory and one after the other,
+// the commits that makeBranches would point the branches at, without
+// moving any branch: each builds, and its own `make test` passes (go vet,
+// gofmt, go.mod tidy, generated files up to date, unit tests; no cluster),
+// and git's diff of each chapter's controller and role against the chapter
+// before is the course's `make diff-chapter N`. binDir is where the
+// branches' Makefiles find or build their tools (controller-gen).
+func verifyBranches(ctx context.Context, r *repo, rev, binDir string, w io.Writer) error {
+	s, err := readSource(ctx, r, rev)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	commits, err := buildCommits(ctx, r, s)
+	if err != nil {
+		return err
+	}
+	scratch, err := os.MkdirTemp("", "chapter-branches-verify-")
+	if err != nil {
+		return err
+	}
+	if binDir == "" {
+		binDir = filepath.Join(scratch, "bin")
+	}
+	if binDir, err = filepath.Abs(binDir); err != nil {
+		return err
+	}
+	if err := verifyIn(ctx, r, s, commits, scratch, binDir, w); err != nil {
+		return fmt.Errorf("%w (the scratch directory %s is kept)", err, scratch)
+	}
+	return os.RemoveAll(scratch)
+}
+
+func verifyIn(ctx context.Context, r *repo, s *source, commits []built, scratch, binDir string, w io.Writer) error {
+	course := filepath.Join(scratch, "course")
+	if err := extract(ctx, r, s.commit, course, "chapters", "scripts/diff-chapter.sh"); err != nil {
+		return err
+	}
+	work := filepath.Join(scratch, "branch") // one path, so that go's build cache serves every branch
+	for i, b := range commits {
+		fmt.Fprintf(w, "%s %s\n", b.chapter.branch(), short(b.commit))
+		if err := os.RemoveAll(work); err != nil {
+			return err
+		}
+		if err := extract(ctx, r, b.commit, work); err != nil {
+			return err
+		}
+		for _, step := range [][]string{
+			{"go", "build", "./..."},
+			{"make", "--no-print-directory", "test", "BIN=" + binDir},
+		} {
+			if err := runStep(ctx, w, work, step...); err != nil {
+				return fmt.Errorf("%s: %w", b.chapter.branch(), err)
+			}
+		}
+		if i > 0 {
+			if err := compareDiffs(ctx, r, course, commits[i-1], b, w); err != nil {
+				return fmt.Errorf("%s: %w", b.chapter.branch(), err)
+			}
+		}
+	}
+	return nil
+}
+
+// runStep runs a command in dir, says how long it took, and shows its
+// output only when it fails.
+func runStep(ctx context.Context, w io.Writer, dir string, args ...string) error {
+	start := time.Now()
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	cmd.Dir = dir
+	// A branch is a module of its own; nothing of the make or go.work that
+	// runs the generator applies to it.
+	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		return slices.Contains([]string{"MAKEFLAGS", "MAKELEVEL", "MFLAGS", "MAKEOVERRIDES", "GOWORK", "GOFLAGS"}, name)
+	})
+	cmd.Env = append(cmd.Env, "GOWORK=off")
+	out, err := cmd.CombinedOutput()
+	line := strings.Join(args, " ")
+	if err != nil {
+		fmt.Fprintf(w, "%s\n", out)
+		return fmt.Errorf("%s: %w", line, err)
+	}
+	fmt.Fprintf(w, "  %-40s ok (%.0fs)\n", line, time.Since(start).Seconds())
+	return nil
+}
+
+// extract writes the tree of commit (or those of its paths) into dir.
+func extract(ctx context.Context, r *repo, commit, dir string, paths ...string) error {
+	archive, err := r.run(ctx, nil, nil, append([]string{"archive", "--format=tar", commit, "--"}, paths...)...)
+	if err != nil {
+		return err
+	}
+	tr := tar.NewReader(strings.NewReader(archive))
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dir, filepath.FromSlash(h.Name))
+		switch h.Typeflag {
+		case tar.TypeDir:
+			err = os.MkdirAll(target, 0o755)
+		case tar.TypeSymlink:
+			if err = os.MkdirAll(filepath.Dir(target), 0o755); err == nil {
+				err = os.Symlink(h.Linkname, target)
+			}
+		case tar.TypeReg:
+			var data []byte
+			if data, err = io.ReadAll(tr); err == nil {
+				if err = os.MkdirAll(filepath.Dir(target), 0o755); err == nil {
+					err = os.WriteFile(target, data, os.FileMode(h.Mode)&0o755|0o644)
+				}
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// compareDiffs checks that git shows the same lesson between the two
+// chapters' branches as the course's make diff-chapter N: the same files,
+// and the same hunks once the path headers, which differ, are left out.
+// git and diff(1) may align a change differently (git slides hunks to
+// blank lines); then diff(1) of the two branches' files must give the
+// course's hunks.
+func compareDiffs(ctx context.Context, r *repo, course string, prev, cur built, w io.Writer) error {
+	n := cur.chapter.number
+	cmd := exec.CommandContext(ctx, "bash", "scripts/diff-chapter.sh", strconv.Itoa(n))
+	cmd.Dir = course
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("make diff-chapter %d: %w: %s", n, err, stderr.String())
+	}
+	want, err := parseDiff(string(out))
+	if err != nil {
+		return fmt.Errorf("make diff-chapter %d: %w", n, err)
+	}
+	// Course paths are branch paths; what is not the controller or its
+	// role (a translated README, say) is not part of this diff.
+	for p, hunks := range want {
+		delete(want, p)
+		if bp, ok := branchPath(p, cur.chapter); ok && (strings.HasPrefix(bp, "internal/controller/") || bp == "config/rbac/role.yaml") {
+			want[bp] = hunks
+		}
+	}
+	diffArgs := []string{"diff", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames", "-U3",
+		"--src-prefix=a/", "--dst-prefix=b/", prev.commit, cur.commit, "--", "internal/controller", "config/rbac/role.yaml"}
+	gitOut, err := r.run(ctx, nil, nil, diffArgs...)
+	if err != nil {
+		return err
+	}
+	got, err := parseDiff(gitOut)
+	if err != nil {
+		return fmt.Errorf("git diff: %w", err)
+	}
+	label := fmt.Sprintf("git diff %s %s -- internal/controller config/rbac/role.yaml", prev.chapter.branch(), cur.chapter.branch())
+	if files(got) != files(want) {
+		return fmt.Errorf("%s changes %s; make diff-chapter %d changes %s", label, files(got), n, files(want))
+	}
+	var realigned []string
+	for _, p := range slices.Sorted(maps.Keys(want)) {
+		if got[p] == want[p] {
+			continue
+		}
+		again, err := diffFiles(ctx, r, prev.commit, cur.commit, p)
+		if err != nil {
+			return err
+		}
+		if again == want[p] {
+			realigned = append(realigned, p)
+			continue
+		}
+		return fmt.Errorf("%s differs from make diff-chapter %d in %s:\n%s", label, n, p, unifiedDiff(want[p], got[p], "make diff-chapter", "git diff"))
+	}
+	fmt.Fprintf(w, "  %-40s ok", fmt.Sprintf("diff equals make diff-chapter %d", n))
+	if len(realigned) > 0 {
+		fmt.Fprintf(w, " (git aligns %s differently; diff(1) of the branch files gives the same hunks)", strings.Join(realigned, ", "))
+	}
+	fmt.Fprintln(w)
+	return nil
+}
+
+// files lists the paths of a parsed diff.
+func files(d map[string]string) string {
+	return "[" + strings.Join(slices.Sorted(maps.Keys(d)), " ") + "]"
+}
+
+// diffFiles returns the hunks of diff(1) between the file p of two commits
+// (an absent file is empty, as with diff -N).
+func diffFiles(ctx context.Context, r *repo, a, b, p string) (string, error) {
+	dir, err := os.MkdirTemp("", "chapter-branches-diff-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(dir)
+	var names []string
+	for i, commit := range []string{a, b} {
+		data, err := r.run(ctx, nil, nil, "cat-file", "-p", commit+":"+p)
+		if err != nil {
+			data = "" // not in that commit
+		}
+		name := filepath.Join(dir, strconv.Itoa(i))
+		if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
+			return "", err
+		}
+		names = append(names, name)
+	}
+	out, err := exec.CommandContext(ctx, "diff", "-u", names[0], names[1]).Output()
+	var exit *exec.ExitError
+	if err != nil && (!errors.As(err, &exit) || exit.ExitCode() != 1) {
+		return "", fmt.Errorf("diff: %w", err)
+	}
+	hunks, err := parseDiff(string(out))
+	for _, h := range hunks {
+		return h, err
+	}
+	return "", err
+}
+
+// unifiedDiff shows how text b differs from text a.
+func unifiedDiff(a, b, labelA, labelB string) string {
+	dir, err := os.MkdirTemp("", "chapter-branches-diff-")
+	if err != nil {
+		return err.Error()
+	}
+	defer os.RemoveAll(dir)
+	fa, fb := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	if err := os.WriteFile(fa, []byte(a), 0o644); err != nil {
+		return err.Error()
+	}
+	if err := os.WriteFile(fb, []byte(b), 0o644); err != nil {
+		return err.Error()
+	}
+	out, _ := exec.Command("diff", "-u", "--label", labelA, "--label", labelB, fa, fb).Output()
+	return string(out)
+}
+
+// parseDiff reads a unified diff (of git or of diff -ruN) into the hunks
+// of each file, keyed by the file's path without git's a/ and b/, each
+// hunk's header reduced to its line ranges.
+func parseDiff(text string) (map[string]string, error) {
+	lines := strings.SplitAfter(text, "\n")
+	hunks := map[string]string{}
+	var file string
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		switch {
+		case strings.HasPrefix(l, "--- ") && i+1 < len(lines) && strings.HasPrefix(lines[i+1], "+++ "):
+			file = diffPath(lines[i+1][4:])
+			if file == "/dev/null" {
+				file = diffPath(l[4:])
+			}
+			i++
+		case strings.HasPrefix(l, "@@ "):
+			var oldStart, oldLen, newStart, newLen int
+			if err := parseRange(l, &oldStart, &oldLen, &newStart, &newLen); err != nil {
+				return nil, err
+			}
+			if file == "" {
+				return nil, fmt.Errorf("hunk before a file header: %q", l)
+			}
+			var b strings.Builder
+			fmt.Fprintf(&b, "@@ -%d,%d +%d,%d @@\n", oldStart, oldLen, newStart, newLen)
+			for oldLen > 0 || newLen > 0 || (i+1 < len(lines) && strings.HasPrefix(lines[i+1], `\`)) {
+				i++
+				if i >= len(lines) || lines[i] == "" {
+					return nil, fmt.Errorf("%s: hunk %q ends early", file, strings.TrimSpace(l))
+				}
+				switch lines[i][0] {
+				case ' ':
+					oldLen--
+					newLen--
+				case '-':
+					oldLen--
+				case '+':
+					newLen--
+				case '\\': // no newline at end of file
+				default:
+					return nil, fmt.Errorf("%s: unexpected line %q in a hunk", file, lines[i])
+				}
+				b.WriteString(lines[i])
+			}
+			hunks[file] += b.String()
+		}
+	}
+	return hunks, nil
+}
+
+// diffPath is the path of a ---/+++ header, without git's prefix and
+// diff's timestamp.
+func diffPath(h string) string {
+	h = strings.TrimRight(h, "\n")
+	h, _, _ = strings.Cut(h, "\t")
+	for _, prefix := range []string{"a/", "b/"} {
+		if rest, ok := strings.CutPrefix(h, prefix); ok {
+			return rest
+		}
+	}
+	return h
+}
+
+// parseRange reads "@@ -a,b +c,d @@" (",b" and ",d" default to 1).
+func parseRange(l string, oldStart, oldLen, newStart, newLen *int) error {
+	f := strings.Fields(l)
+	if len(f) < 4 || f[3] != "@@" {
+		return fmt.Errorf("bad hunk header %q", l)
+	}
+	for i, r := range []struct {
+		s           string
+		start, size *int
+	}{{f[1], oldStart, oldLen}, {f[2], newStart, newLen}} {
+		start, size, ok := strings.Cut(r.s[1:], ",")
+		if !ok {
+			size = "1"
+		}
+		var err1, err2 error
+		*r.start, err1 = strconv.Atoi(start)
+		*r.size, err2 = strconv.Atoi(size)
+		if err1 != nil || err2 != nil || r.s[0] != "-+"[i] {
+			return fmt.Errorf("bad hunk header %q", l)
+		}
+	}
+	return nil
+}
