@@ -137,6 +137,19 @@ bench: ## Run the benchmarks.
 diff-chapter: check-chapter-2 ## Show the code diff that chapter N adds to chapter N-1: make diff-chapter 5
 	@scripts/diff-chapter.sh $(CHAPTER)
 
+# The commit that the chapter branches are made from; never the work tree.
+FROM ?= HEAD
+
+.PHONY: chapter-branches
+chapter-branches: ## Create or update the local branches chapter/NN-slug, one commit per chapter (of FROM, default HEAD).
+	@go build -o $(BIN)/chapter-branches ./scripts/chapter-branches
+	@$(BIN)/chapter-branches --from '$(FROM)'
+
+.PHONY: verify-chapter-branches
+verify-chapter-branches: $(CONTROLLER_GEN) ## Check the chapter branches of FROM in a scratch directory: each builds and passes its make test; git diff is make diff-chapter (no cluster).
+	@go build -o $(BIN)/chapter-branches ./scripts/chapter-branches
+	@$(BIN)/chapter-branches --verify --from '$(FROM)' --bin $(BIN)
+
 ##@ Cluster
 
 .PHONY: kubernetes
