@@ -62,7 +62,13 @@ func run() error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	r := &repo{dir: "."}
+	// git archive and pathspecs are relative to the working directory;
+	// run every command at the top of the repository.
+	top, err := (&repo{dir: "."}).git(ctx, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return err
+	}
+	r := &repo{dir: top}
 	if *verifyOnly {
 		return verifyBranches(ctx, r, *from, *binDir, os.Stdout)
 	}
