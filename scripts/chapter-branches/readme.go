@@ -106,10 +106,11 @@ func readmeBanner(zh bool, s *source, c chapter, files map[string]output) string
 			"> - `make test`：单元测试、`go vet`，并检查生成的文件是否最新；不需要集群。\n" +
 			"> - `make test-e2e`：启动集群（`CLUSTER=auto|kind|local|existing`），再运行本章的端到端测试。\n>\n" +
 			"> 下面的课文是为包含所有章节的课程仓库写的：")
+		b.WriteString("其中“动手试试”的步骤在这里照样可用（`make run N` 只接受本章的编号）；")
 		if prev != "" {
-			b.WriteString("那里的 `make run N`、`make test-chapter N` 和 `make diff-chapter N`，在这里是 `make run`、`make test-e2e` 和上面的 `git diff`")
+			b.WriteString("那里的 `make test-chapter N` 和 `make diff-chapter N`，在这里是 `make test-e2e` 和上面的 `git diff`")
 		} else {
-			b.WriteString("那里的 `make run N` 和 `make test-chapter N`，在这里是 `make run` 和 `make test-e2e`")
+			b.WriteString("那里的 `make test-chapter N` 在这里是 `make test-e2e`")
 		}
 		b.WriteString("；`make prove-chapter N` 只在课程仓库中有。")
 		if hasPath(files, "README.md") {
@@ -129,10 +130,11 @@ func readmeBanner(zh bool, s *source, c chapter, files map[string]output) string
 		"> - `make test`: unit tests, `go vet`, and a check that the generated files are up to date; no cluster.\n" +
 		"> - `make test-e2e`: bring a cluster up (`CLUSTER=auto|kind|local|existing`), then run this chapter's end-to-end suite.\n>\n" +
 		"> The lesson below is written for the course repository, which holds every chapter: ")
+	b.WriteString("its \"Try it\" steps work here as written (`make run N` takes this chapter's number only); ")
 	if prev != "" {
-		b.WriteString("its `make run N`, `make test-chapter N` and `make diff-chapter N` are `make run`, `make test-e2e` and the `git diff` above here")
+		b.WriteString("its `make test-chapter N` and `make diff-chapter N` are `make test-e2e` and the `git diff` above here")
 	} else {
-		b.WriteString("its `make run N` and `make test-chapter N` are `make run` and `make test-e2e` here")
+		b.WriteString("its `make test-chapter N` is `make test-e2e` here")
 	}
 	b.WriteString("; `make prove-chapter N` is the course's only.")
 	if hasPath(files, "README.zh-CN.md") {
