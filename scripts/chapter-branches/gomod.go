@@ -10,11 +10,18 @@ import (
 )
 
 // A branch has the course's go.mod and go.sum: the same versions of
-// everything. Only the "// indirect" marks can differ, because go mod tidy
-// marks a module direct when a package of the module imports it, and a
-// branch has fewer packages: a module that only later chapters import is
-// indirect in the earlier ones. tidyRequires moves those marks the way
-// go mod tidy does, so that each branch is tidy.
+// everything. Two things can differ, because a branch has fewer packages
+// than the course:
+//   - the "// indirect" marks: go mod tidy marks a module direct when a
+//     package of the module imports it, so a module that only later
+//     chapters import is indirect in the earlier ones. tidyRequires moves
+//     those marks the way go mod tidy does;
+//   - the modules that only the course's own tooling imports (goldmark,
+//     for the README checks in tests/docs) and no file of any branch:
+//     dropModules removes them from go.mod and go.sum, as go mod tidy
+//     would. Each branch's `make test` checks that it is tidy (`make
+//     verify-chapter-branches`), which would catch a dropped module that
+//     another one needs.
 
 // importsOf adds the import paths of a Go file to imports.
 func importsOf(src []byte, imports map[string]bool) error {
@@ -72,13 +79,7 @@ func tidyRequires(gomod []byte, imports map[string]bool) ([]byte, error) {
 	}
 	direct := map[string]bool{}
 	for imp := range imports {
-		best := ""
-		for _, r := range reqs {
-			if (imp == r.module || strings.HasPrefix(imp, r.module+"/")) && len(r.module) > len(best) {
-				best = r.module
-			}
-		}
-		direct[best] = true
+		direct[moduleOf(imp, reqs)] = true
 	}
 	changed := false
 	for i := range reqs {
@@ -109,4 +110,71 @@ func tidyRequires(gomod []byte, imports map[string]bool) ([]byte, error) {
 	out.WriteString(block[1].String())
 	out.WriteString(strings.Join(lines[blocks[1][1]:], ""))
 	return []byte(out.String()), nil
+}
+
+// moduleOf returns the longest of the required modules that is imp's
+// module, or "" for the standard library and the main module.
+func moduleOf(imp string, reqs []require) string {
+	best := ""
+	for _, r := range reqs {
+		if (imp == r.module || strings.HasPrefix(imp, r.module+"/")) && len(r.module) > len(best) {
+			best = r.module
+		}
+	}
+	return best
+}
+
+// requires lists the requirements of a go.mod.
+func requires(gomod []byte) []require {
+	var reqs []require
+	inBlock := false
+	for _, line := range strings.Split(string(gomod), "\n") {
+		l := strings.TrimSpace(line)
+		switch {
+		case l == "require (":
+			inBlock = true
+		case l == ")":
+			inBlock = false
+		case inBlock:
+			if f := strings.Fields(l); len(f) >= 2 {
+				reqs = append(reqs, require{module: f[0], version: f[1], indirect: strings.HasSuffix(l, "// indirect")})
+			}
+		}
+	}
+	return reqs
+}
+
+// courseOnlyModules returns the directly required modules of the course
+// that no file of any branch imports (branchImports: the imports of every
+// branch's Go files).
+func courseOnlyModules(gomod []byte, branchImports map[string]bool) map[string]bool {
+	reqs := requires(gomod)
+	used := map[string]bool{}
+	for imp := range branchImports {
+		used[moduleOf(imp, reqs)] = true
+	}
+	only := map[string]bool{}
+	for _, r := range reqs {
+		if !r.indirect && !used[r.module] {
+			only[r.module] = true
+		}
+	}
+	return only
+}
+
+// dropModules removes the modules in drop from a go.mod's require blocks
+// or from a go.sum.
+func dropModules(data []byte, drop map[string]bool, isSum bool) []byte {
+	if len(drop) == 0 {
+		return data
+	}
+	var out strings.Builder
+	for _, line := range strings.SplitAfter(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 2 && drop[f[0]] && (isSum || strings.HasPrefix(line, "\t")) {
+			continue
+		}
+		out.WriteString(line)
+	}
+	return []byte(out.String())
 }

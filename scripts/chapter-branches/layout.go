@@ -133,12 +133,24 @@ func branchFiles(s *source, c chapter) (map[string]output, error) {
 	if err != nil {
 		return nil, err
 	}
-	tidy, err := tidyRequires(gomod, imports)
+	allImports, err := everyBranchImports(s)
+	if err != nil {
+		return nil, err
+	}
+	drop := courseOnlyModules(gomod, allImports)
+	tidy, err := tidyRequires(dropModules(gomod, drop, false), imports)
 	if err != nil {
 		return nil, err
 	}
 	if string(tidy) != string(gomod) {
 		out["go.mod"] = output{mode: s.files["go.mod"].mode, data: tidy}
+	}
+	if _, ok := s.files["go.sum"]; ok && len(drop) > 0 {
+		gosum, err := s.read("go.sum")
+		if err != nil {
+			return nil, err
+		}
+		out["go.sum"] = output{mode: s.files["go.sum"].mode, data: dropModules(gosum, drop, true)}
 	}
 	makefile, err := branchMakefile(s)
 	if err != nil {
@@ -230,4 +242,33 @@ func hasPath(files map[string]output, p string) bool {
 		}
 	}
 	return false
+}
+
+// everyBranchImports returns the imports of the course's Go files that are
+// in the branch of at least one chapter.
+func everyBranchImports(s *source) (map[string]bool, error) {
+	imports := map[string]bool{}
+	for p := range s.files {
+		if !strings.HasSuffix(p, ".go") {
+			continue
+		}
+		inSome := false
+		for _, c := range s.chapters {
+			if _, ok := branchPath(p, c); ok {
+				inSome = true
+				break
+			}
+		}
+		if !inSome {
+			continue
+		}
+		data, err := s.read(p)
+		if err != nil {
+			return nil, err
+		}
+		if err := importsOf(data, imports); err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+	}
+	return imports, nil
 }

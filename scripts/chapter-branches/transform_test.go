@@ -343,3 +343,19 @@ func TestParseDiff(t *testing.T) {
 		t.Error("parseDiff of a hunk cut short: no error")
 	}
 }
+
+func TestCourseOnlyModulesAreDropped(t *testing.T) {
+	gomod := []byte("module example.com/m\n\ngo 1.26\n\nrequire (\n\tgithub.com/yuin/goldmark v1.8.7\n\tk8s.io/utils v0.0.1\n\tsigs.k8s.io/controller-runtime v0.25.2\n)\n\nrequire (\n\tgithub.com/x/y v1.0.0 // indirect\n)\n")
+	branchImports := map[string]bool{"sigs.k8s.io/controller-runtime/pkg/client": true, "k8s.io/utils/ptr": true, "fmt": true}
+	drop := courseOnlyModules(gomod, branchImports)
+	if len(drop) != 1 || !drop["github.com/yuin/goldmark"] {
+		t.Fatalf("course-only modules: %v, want goldmark alone", drop)
+	}
+	if got := string(dropModules(gomod, drop, false)); strings.Contains(got, "goldmark") || !strings.Contains(got, "k8s.io/utils v0.0.1\n") {
+		t.Errorf("go.mod after the drop:\n%s", got)
+	}
+	gosum := []byte("github.com/yuin/goldmark v1.8.7 h1:x=\ngithub.com/yuin/goldmark v1.8.7/go.mod h1:y=\nk8s.io/utils v0.0.1 h1:z=\n")
+	if got := string(dropModules(gosum, drop, true)); got != "k8s.io/utils v0.0.1 h1:z=\n" {
+		t.Errorf("go.sum after the drop: %q", got)
+	}
+}
