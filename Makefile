@@ -215,7 +215,7 @@ prove-chapters: $(GINKGO) build cluster-up ## Prove every chapter's lesson (and 
 
 .PHONY: try-it
 try-it: $(if $(CHAPTER_ARG),check-chapter-1) build cluster-up ## Run the "Try it" commands of every chapter's README (or chapter N's: make try-it 3) and compare their output.
-	@$(with_kubeconfig) go test -count=1 -v -timeout 40m ./tests/tryit/ $(if $(or $(CHAPTER_ARG),$(filter command line environment,$(origin CHAPTER))),-run 'TestTryIt/^$(NN)-')
+	@$(with_kubeconfig) go test -count=1 -v -timeout 60m ./tests/tryit/ $(if $(or $(CHAPTER_ARG),$(filter command line environment,$(origin CHAPTER))),-run 'TestTryIt/^$(NN)-')
 
 .PHONY: test
 test: vet lint verify-manifests unit test-chapters try-it ## The test command: checks, lint, unit tests and every suite (CI then runs prove-chapters on local).

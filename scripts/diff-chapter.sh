@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Shows the code that chapter N adds to chapter N-1: the diff of the two
-# chapter packages (reconciler and unit tests), without the README lessons
+# chapter packages (reconciler, unit tests and RBAC role), without the
+# README lessons (English and Chinese)
 # and without the file timestamps that diff puts in its headers.
 # Usage: scripts/diff-chapter.sh N
 set -euo pipefail
+export LC_ALL=C # diff's messages in English, whatever the locale
 cd "$(dirname "$0")/.."
 
 n=${1:?usage: $0 N}
@@ -19,6 +21,6 @@ out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 # diff exits 1 when the chapters differ, which is the point; 2 is trouble.
 status=0
-diff -ruN --exclude=README.md "$prev" "$cur" >"$out" || status=$?
+diff -ruN --exclude=README.md --exclude=README.zh-CN.md "$prev" "$cur" >"$out" || status=$?
 (( status <= 1 )) || exit "$status"
 sed -E 's/^((---|\+\+\+) [^\t]+)\t.*$/\1/' "$out"

@@ -15,11 +15,15 @@ import (
 // gitConfig is passed to every git command, so that no user or repository
 // setting changes what the generator writes or runs: no hook (update-ref
 // runs the reference-transaction hook), no signing, UTF-8 messages without
-// an encoding header.
+// an encoding header, no split index or file-system monitor beside the
+// temporary index, and blobs extracted as they are stored.
 var gitConfig = []string{
 	"-c", "core.hooksPath=/dev/null",
 	"-c", "commit.gpgSign=false",
 	"-c", "i18n.commitEncoding=UTF-8",
+	"-c", "core.splitIndex=false",
+	"-c", "core.fsmonitor=false",
+	"-c", "core.autocrlf=false",
 }
 
 // repo runs git in one repository.

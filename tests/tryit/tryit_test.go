@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -33,7 +34,7 @@ const section = "Try it"
 
 // sessionTimeout bounds one chapter's session; a command that hangs
 // fails the chapter instead of the whole run.
-const sessionTimeout = 6 * time.Minute
+const sessionTimeout = 5 * time.Minute
 
 func TestTryIt(t *testing.T) {
 	root, err := filepath.Abs(filepath.Join("..", ".."))
@@ -95,16 +96,27 @@ func run(t *testing.T, root, kubectl string, steps []docs.Step) {
 	}
 	fmt.Fprintf(&script, "printf '\\n%s%d %%d\\n' $?\n", marker, len(steps))
 
-	ctx, cancel := context.WithTimeout(context.Background(), sessionTimeout)
+	scriptFile := filepath.Join(t.TempDir(), "session.sh")
+	if err := os.WriteFile(scriptFile, []byte(script.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Ctrl-C reaches make and go test, not the session's own process
+	// group: stop the session on it too.
+	ctx, stop := signal.NotifyContext(t.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, sessionTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "bash", "--noprofile", "--norc", "-s")
+	// The script is a file, not standard input, so that a step that reads
+	// its input cannot eat the steps after it.
+	cmd := exec.CommandContext(ctx, "bash", "--noprofile", "--norc", scriptFile)
 	cmd.Dir = root
-	cmd.Stdin = strings.NewReader(script.String())
 	cmd.Env = learnerEnv(kubectl)
 	// The session and whatever it leaves running in the background (the
 	// operator) form one process group, stopped as a whole at the end.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	// A background step that keeps the output open does not hold Wait.
+	cmd.WaitDelay = 10 * time.Second
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	start := time.Now()
@@ -112,7 +124,7 @@ func run(t *testing.T, root, kubectl string, steps []docs.Step) {
 		t.Fatal(err)
 	}
 	waitErr := cmd.Wait()
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+	stopGroup(t, cmd.Process.Pid)
 	t.Logf("session of %d commands took %s", len(steps), time.Since(start).Round(time.Millisecond))
 
 	outputs := split(out.String())
@@ -142,15 +154,35 @@ func run(t *testing.T, root, kubectl string, steps []docs.Step) {
 	}
 }
 
+// stopGroup stops what the session left running (an operator it did not
+// stop itself) and waits until it is gone, so that the next session finds
+// its ports free: SIGTERM, then SIGKILL after 30 seconds.
+func stopGroup(t *testing.T, pgid int) {
+	if syscall.Kill(-pgid, syscall.SIGTERM) != nil {
+		return // nothing left
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for syscall.Kill(-pgid, 0) == nil {
+		if time.Now().After(deadline) {
+			t.Logf("the session's processes ignored SIGTERM for 30s; killing them")
+			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // learnerEnv is the environment of a learner's terminal after `make
 // cluster-up`: KUBECONFIG exported, the pinned kubectl first on PATH, and
-// none of the variables of the make and go test that run this test.
+// none of the variables that the make and go test running this test set.
 func learnerEnv(kubectl string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		switch name {
-		case "MAKEFLAGS", "MAKELEVEL", "MFLAGS", "MAKEOVERRIDES", "GOFLAGS", "PATH", "OPERATOR_CHAPTER", "CHAPTER":
+		case "MAKEFLAGS", "MAKELEVEL", "MFLAGS", "MAKEOVERRIDES", "GOFLAGS", "PATH", "OPERATOR_CHAPTER", "CHAPTER",
+			// exported by the Makefile
+			"KUBECTL", "KUBERNETES_VERSION", "CLUSTER", "LOCAL_CLUSTER_DIR", "KIND_CLUSTER_DIR", "KIND_OFFLINE_NODE_IMAGE":
 			continue
 		}
 		env = append(env, kv)
