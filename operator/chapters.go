@@ -8,6 +8,7 @@ import (
 	ch03 "example.com/redis-operator/chapters/03-owner-references"
 	ch04 "example.com/redis-operator/chapters/04-watch-pod-deletes"
 	ch05 "example.com/redis-operator/chapters/05-rebuild-pods"
+	ch06 "example.com/redis-operator/chapters/06-scale-and-status"
 )
 
 // chapterSetup wires one chapter's reconciler into a manager.
@@ -24,4 +25,5 @@ var chapters = []chapterSetup{
 	{3, "owner-references", func(mgr ctrl.Manager) error { return ch03.NewRedisReconciler(mgr).SetupWithManager(mgr) }},
 	{4, "watch-pod-deletes", func(mgr ctrl.Manager) error { return ch04.NewRedisReconciler(mgr).SetupWithManager(mgr) }},
 	{5, "rebuild-pods", func(mgr ctrl.Manager) error { return ch05.NewRedisReconciler(mgr).SetupWithManager(mgr) }},
+	{6, "scale-and-status", func(mgr ctrl.Manager) error { return ch06.NewRedisReconciler(mgr).SetupWithManager(mgr) }},
 }

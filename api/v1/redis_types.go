@@ -39,15 +39,33 @@ type RedisSpec struct {
 	Image string `json:"image,omitempty"`
 }
 
-// RedisStatus is what the operator observed. It stays empty until chapter 6
-// fills it; the subresource exists from the start so that the CRD does not
-// change shape between chapters.
+// RedisStatus is what the operator observed. Chapters 1 to 5 leave it
+// empty; chapter 6 fills it. The subresources exist from the start so that
+// the CRD does not change shape between chapters.
 type RedisStatus struct {
-	// Replicas is the number of pods that exist for this Redis.
+	// Replicas is the number of pods that exist for this Redis and are not
+	// being deleted.
 	// +optional
 	Replicas int32 `json:"replicas,omitempty"`
 
-	// Conditions describe the latest observations of the Redis' state.
+	// ReadyReplicas is the number of those pods that are Ready.
+	// +optional
+	ReadyReplicas int32 `json:"readyReplicas,omitempty"`
+
+	// ObservedGeneration is the metadata.generation of the Redis that this
+	// status describes; when it is behind, the status is about an older spec.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// Selector is the label selector of the Redis' pods, in the string form
+	// of `kubectl get pods -l`. The scale subresource reads it, so that
+	// `kubectl scale` and a HorizontalPodAutoscaler can find the pods.
+	// +optional
+	Selector string `json:"selector,omitempty"`
+
+	// Conditions describe the latest observations of the Redis' state:
+	// Available (every desired pod is Ready) and Progressing (pods are being
+	// created, deleted or waited for).
 	// +listType=map
 	// +listMapKey=type
 	// +optional
@@ -58,8 +76,10 @@ type RedisStatus struct {
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
+// +kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.replicas,selectorpath=.status.selector
 // +kubebuilder:resource:scope=Namespaced
-// +kubebuilder:printcolumn:name="Replicas",type=integer,JSONPath=`.spec.replicas`
+// +kubebuilder:printcolumn:name="Desired",type=integer,JSONPath=`.spec.replicas`,description="spec.replicas: the pods asked for"
+// +kubebuilder:printcolumn:name="Ready",type=integer,JSONPath=`.status.readyReplicas`,description="status.readyReplicas: the pods that are Ready"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 60",message="metadata.name must be at most 60 characters, so that <name>-<index> is a valid pod name and finalizer"
 type Redis struct {

@@ -19,16 +19,7 @@ var _ = Describe("A pod deleted with kubectl", func() {
 	})
 
 	It("comes back with the same name, a new UID, and runs", framework.Lesson, func(ctx SpecContext) {
-		uids := env.PodUIDs(ctx, ns, "cache")
-
-		env.MustKubectl(ctx, "delete", "pod", "cache-1", "-n", ns)
-
-		env.ExpectRebuilt(ctx, ns, "cache-1", uids["cache-1"])
-		after := env.PodUIDs(ctx, ns, "cache")
-		Expect(after).To(HaveKeyWithValue("cache-0", uids["cache-0"]), "an untouched pod was replaced")
-		Expect(after).To(HaveKeyWithValue("cache-2", uids["cache-2"]), "an untouched pod was replaced")
-		Eventually(env.EventReasons).WithContext(ctx).WithArguments(ns, "Redis", "cache").
-			Should(ContainElement("SuccessfulRebuild"))
+		env.ExpectPodComesBack(ctx, ns)
 	})
 
 	DescribeTable("comes back also when deleted together with others, without a reconcile error",

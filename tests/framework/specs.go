@@ -14,6 +14,24 @@ import (
 // Spec bodies that several chapters' suites share, unchanged: the
 // behaviour a chapter introduces stays proven in the chapters after it.
 
+// ExpectPodComesBack: a pod of Redis cache (three pods, recorded) deleted
+// with kubectl comes back with the same name and a new UID and runs, while
+// the other pods stay the same objects, and the operator says so in a
+// SuccessfulRebuild event.
+func (e *Env) ExpectPodComesBack(ctx context.Context, ns string) {
+	GinkgoHelper()
+	uids := e.PodUIDs(ctx, ns, "cache")
+
+	e.MustKubectl(ctx, "delete", "pod", "cache-1", "-n", ns)
+
+	e.ExpectRebuilt(ctx, ns, "cache-1", uids["cache-1"])
+	after := e.PodUIDs(ctx, ns, "cache")
+	Expect(after).To(HaveKeyWithValue("cache-0", uids["cache-0"]), "an untouched pod was replaced")
+	Expect(after).To(HaveKeyWithValue("cache-2", uids["cache-2"]), "an untouched pod was replaced")
+	Eventually(e.EventReasons).WithContext(ctx).WithArguments(ns, "Redis", "cache").
+		Should(ContainElement("SuccessfulRebuild"))
+}
+
 // ExpectForeignPodSurvivesRedisDeletion: a pod that someone else created
 // under a name the Redis recorded (after the Redis' own pod of that name
 // was deleted) is left alone when the Redis is deleted. The operator is

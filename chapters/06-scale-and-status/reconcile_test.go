@@ -1,0 +1,962 @@
+// Unit tests of Reconcile without a cluster: each test puts a world into
+// controller-runtime's fake client, runs Reconcile, and reads the world
+// back (the pods, their UIDs and owner references, the Redis' finalizers,
+// and the events caught by events.NewFakeRecorder).
+//
+// What the fake client of controller-runtime v0.25 does decides what these
+// tests can prove:
+//
+//   - Like an API server, it refuses a second object of the same name
+//     (AlreadyExists) and an optimistically locked patch of a stale object
+//     (Conflict), and it keeps finalizers: Delete only sets the
+//     deletionTimestamp of an object that has some, and the write that
+//     removes the last one deletes it. It refuses to start with an object
+//     that has a deletionTimestamp but no finalizers.
+//   - Unlike one, it sets no UID (newFixture sets a new one on every
+//     Create, so that a recreated pod can be told from the old one),
+//     ignores a UID precondition on Delete, drops a deletionTimestamp on
+//     Create, and has no admission, no CRD defaulting or validation, and no
+//     RBAC.
+//   - Nothing else runs: no garbage collector (an owner reference is just
+//     data), no kubelet (a pod without finalizers is gone the moment it is
+//     deleted), no manager or watches (only the test calls Reconcile), and
+//     no cache: reads are never stale unless a test makes them so with
+//     interceptor.Funcs.
+//
+// So these tests show what Reconcile does with a given world, in
+// milliseconds. That the cluster does its part (CRD validation and
+// defaults, garbage collection, watch events reaching the controller, the
+// generated RBAC) is proved on a real cluster by the end-to-end suites in
+// tests/ (make test-chapter N).
+
+package controller
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	myappv1 "example.com/redis-operator/api/v1"
+)
+
+// Chapter 1: create pods.
+
+func TestReconcileCreatesTheMissingPods(t *testing.T) {
+	tests := []struct {
+		name     string
+		replicas int32
+		want     []string
+	}{
+		{"a Redis with 3 replicas gets pods cache-0, cache-1 and cache-2", 3, []string{"cache-0", "cache-1", "cache-2"}},
+		{"a Redis with 0 replicas gets no pods", 0, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, redisWith(tt.replicas))
+
+			f.mustReconcile(t)
+
+			pods := f.pods(t)
+			if got := podNames(pods); !slices.Equal(got, tt.want) {
+				t.Fatalf("pods = %v, want %v", got, tt.want)
+			}
+			var wantEvents []string
+			for _, name := range tt.want {
+				for k, v := range map[string]string{LabelName: "redis", LabelInstance: "cache", LabelManagedBy: "redis-operator"} {
+					if got := pods[name].Labels[k]; got != v {
+						t.Errorf("pod %s: label %s = %q, want %q", name, k, got, v)
+					}
+				}
+				wantEvents = append(wantEvents, "Normal SuccessfulCreate Created pod "+name)
+			}
+			if got := f.events(); !slices.Equal(got, wantEvents) {
+				t.Errorf("events = %q, want one SuccessfulCreate per pod: %q", got, wantEvents)
+			}
+		})
+	}
+}
+
+// TestReconcileAgainChangesNothing: Reconcile is level-based, so running it
+// again on a world that already matches the Redis creates nothing and
+// replaces nothing.
+func TestReconcileAgainChangesNothing(t *testing.T) {
+	f := newFixture(t, redisWith(3))
+	f.mustReconcile(t)
+	before := identities(f.pods(t))
+	f.events()
+
+	f.mustReconcile(t)
+
+	if after := identities(f.pods(t)); !maps.Equal(after, before) {
+		t.Errorf("pods after the second Reconcile = %v, want the same objects unchanged: %v", after, before)
+	}
+	if got := f.events(); len(got) != 0 {
+		t.Errorf("events of the second Reconcile = %q, want none", got)
+	}
+}
+
+func TestReconcileOfARedisThatIsGoneIsNotAnError(t *testing.T) {
+	f := newFixture(t)
+
+	if err := f.reconcile(t); err != nil {
+		t.Errorf("Reconcile of a Redis that does not exist = %v, want no error", err)
+	}
+	if got := podNames(f.pods(t)); len(got) != 0 {
+		t.Errorf("pods = %v, want none", got)
+	}
+	if got := f.events(); len(got) != 0 {
+		t.Errorf("events = %q, want none", got)
+	}
+}
+
+// Chapter 2: finalizer tracking.
+
+func TestReconcileRecordsEachPodAsAFinalizer(t *testing.T) {
+	f := newFixture(t, redisWith(3))
+	want := []string{"myapp.example.com/cache-0", "myapp.example.com/cache-1", "myapp.example.com/cache-2"}
+
+	f.mustReconcile(t)
+	if got := f.redis(t).Finalizers; !slices.Equal(got, want) {
+		t.Errorf("finalizers = %q, want one domain-qualified finalizer per pod: %q", got, want)
+	}
+	f.mustReconcile(t)
+	if got := f.redis(t).Finalizers; !slices.Equal(got, want) {
+		t.Errorf("finalizers after a second Reconcile = %q, want still %q", got, want)
+	}
+}
+
+func TestReconcileOfARedisBeingDeleted(t *testing.T) {
+	deleted := func(names ...string) []string {
+		var want []string
+		for _, name := range names {
+			want = append(want, "Normal SuccessfulDelete Deleted pod "+name+": its Redis is being deleted")
+		}
+		return want
+	}
+	tests := []struct {
+		name         string
+		others       []string // someone else's finalizers on the Redis
+		deletedFirst []string // recorded pods deleted by hand before the Redis
+		wantEvents   []string
+	}{
+		{
+			name:       "deletes every recorded pod, then the Redis goes",
+			wantEvents: deleted("cache-0", "cache-1", "cache-2"),
+		},
+		{
+			name:         "does not hang when a recorded pod is already gone",
+			deletedFirst: []string{"cache-1"},
+			wantEvents:   deleted("cache-0", "cache-2"),
+		},
+		{
+			name:       "removes its own finalizers and keeps everyone else's",
+			others:     []string{"example.org/backup"},
+			wantEvents: deleted("cache-0", "cache-1", "cache-2"),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, redisWith(3, tt.others...))
+			f.mustReconcile(t)
+			for _, name := range tt.deletedFirst {
+				f.deletePod(t, name)
+			}
+			f.deleteRedis(t)
+			if redis := f.redis(t); redis.DeletionTimestamp.IsZero() {
+				t.Fatalf("the deleted Redis has no deletionTimestamp, want its finalizers %q to hold it", redis.Finalizers)
+			}
+			f.events()
+
+			f.mustReconcile(t)
+
+			if got := podNames(f.pods(t)); len(got) != 0 {
+				t.Errorf("pods = %v, want none", got)
+			}
+			if got := f.events(); !slices.Equal(got, tt.wantEvents) {
+				t.Errorf("events = %q, want %q", got, tt.wantEvents)
+			}
+			redis := &myappv1.Redis{}
+			err := f.api.Get(t.Context(), redisKey(), redis)
+			if len(tt.others) == 0 {
+				if !apierrors.IsNotFound(err) {
+					t.Errorf("getting the Redis = %v, finalizers %q; want NotFound: the last finalizer is gone, and the Redis with it", err, redis.Finalizers)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("getting the Redis: %v", err)
+			}
+			if !slices.Equal(redis.Finalizers, tt.others) {
+				t.Errorf("finalizers = %q, want only %q", redis.Finalizers, tt.others)
+			}
+		})
+	}
+}
+
+// Chapter 3: owner references.
+
+func TestReconcileMakesTheRedisThePodsController(t *testing.T) {
+	f := newFixture(t, redisWith(2))
+
+	f.mustReconcile(t)
+
+	pods := f.pods(t)
+	if got, want := podNames(pods), []string{"cache-0", "cache-1"}; !slices.Equal(got, want) {
+		t.Fatalf("pods = %v, want %v", got, want)
+	}
+	for name, pod := range pods {
+		if got := controllerOf(pod); got != theRedis || len(pod.OwnerReferences) != 1 {
+			t.Errorf("pod %s: controller %q of %d owner references, want one: %q", name, got, len(pod.OwnerReferences), theRedis)
+		}
+	}
+}
+
+func TestReconcileDoesNotAdoptAPodItDoesNotControl(t *testing.T) {
+	earlierRedis := foreignPod("cache-0")
+	earlierRedis.OwnerReferences = []metav1.OwnerReference{{
+		APIVersion: "myapp.example.com/v1", Kind: "Redis", Name: "cache", UID: "uid-0", Controller: ptr.To(true),
+	}}
+	tests := []struct {
+		name string
+		pod  *corev1.Pod
+	}{
+		{"a pod without an owner is left alone, with a Warning and an error", foreignPod("cache-0")},
+		{"a pod controlled by an earlier Redis of the same name is left alone, with a Warning and an error", earlierRedis},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, redisWith(2), tt.pod)
+			before := identities(f.pods(t))["cache-0"]
+
+			if err := f.reconcile(t); err == nil {
+				t.Error("Reconcile = nil, want an error: the Redis cannot have its cache-0")
+			}
+
+			pods := f.pods(t)
+			if got := identities(pods)["cache-0"]; got != before {
+				t.Errorf("cache-0 = %v, want %v untouched", got, before)
+			}
+			redis := f.redis(t)
+			if got := controllerOf(pods["cache-1"]); got != theRedis {
+				t.Errorf("cache-1 controller = %q, want cache-1 created all the same, controlled by %q", got, theRedis)
+			}
+			if got, want := redis.Finalizers, []string{"myapp.example.com/cache-1"}; !slices.Equal(got, want) {
+				t.Errorf("finalizers = %q, want %q: cache-0 is not the Redis' to record", got, want)
+			}
+			want := []string{
+				"Warning ErrResourceExists Pod cache-0 already exists and is not controlled by this Redis",
+				"Normal SuccessfulCreate Created pod cache-1",
+			}
+			if got := f.events(); !slices.Equal(got, want) {
+				t.Errorf("events = %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// TestReconcileOfARedisBeingDeletedLeavesAPodItDoesNotControl: a pod that
+// took a recorded name after the Redis' own pod was deleted is someone
+// else's. It survives the Redis, with a Warning, and the Redis still goes.
+func TestReconcileOfARedisBeingDeletedLeavesAPodItDoesNotControl(t *testing.T) {
+	f := newFixture(t, redisWith(2))
+	f.mustReconcile(t)
+	f.deletePod(t, "cache-1")
+	if err := f.api.Create(t.Context(), foreignPod("cache-1")); err != nil {
+		t.Fatalf("creating someone else's cache-1: %v", err)
+	}
+	before := identities(f.pods(t))["cache-1"]
+	f.deleteRedis(t)
+	f.events()
+
+	f.mustReconcile(t)
+
+	pods := f.pods(t)
+	if got, want := podNames(pods), []string{"cache-1"}; !slices.Equal(got, want) {
+		t.Fatalf("pods = %v, want %v: the Redis' cache-0 deleted, someone else's cache-1 kept", got, want)
+	}
+	if got := identities(pods)["cache-1"]; got != before {
+		t.Errorf("cache-1 = %v, want someone else's %v untouched", got, before)
+	}
+	want := []string{
+		"Normal SuccessfulDelete Deleted pod cache-0: its Redis is being deleted",
+		"Warning ErrResourceExists Pod cache-1 is not controlled by this Redis; it is left alone",
+	}
+	if got := f.events(); !slices.Equal(got, want) {
+		t.Errorf("events = %q, want %q", got, want)
+	}
+	if err := f.api.Get(t.Context(), redisKey(), &myappv1.Redis{}); !apierrors.IsNotFound(err) {
+		t.Errorf("getting the Redis = %v, want NotFound: its finalizers are removed all the same", err)
+	}
+}
+
+// TestReconcileWhenTheCacheIsBehind: the reconciler reads pods from a cache
+// that can lag behind the API server. A pod the cache has not seen yet
+// makes Create fail with AlreadyExists, and Reconcile asks the API server
+// (APIReader) whose pod it is.
+func TestReconcileWhenTheCacheIsBehind(t *testing.T) {
+	ours := newTestPod(t, &RedisReconciler{}, testRedis())
+	ours.UID = "uid-ours"
+	tests := []struct {
+		name           string
+		finalizers     []string    // the Redis' finalizers before
+		pod            *corev1.Pod // the cache-0 that the API server has
+		wantErr        bool
+		wantFinalizers []string
+		wantEvents     []string
+	}{
+		{
+			name:           "a pod the Redis controls is recorded, without an error or an event",
+			pod:            ours,
+			wantFinalizers: []string{"myapp.example.com/cache-0"},
+		},
+		{
+			name:       "a pod someone else created is not adopted, with a Warning and an error",
+			pod:        foreignPod("cache-0"),
+			wantErr:    true,
+			wantEvents: []string{"Warning ErrResourceExists Pod cache-0 already exists and is not controlled by this Redis"},
+		},
+		{
+			name:           "a recorded pod the Redis controls is not reported as rebuilt",
+			finalizers:     []string{"myapp.example.com/cache-0"},
+			pod:            ours,
+			wantFinalizers: []string{"myapp.example.com/cache-0"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, redisWith(1, tt.finalizers...), tt.pod.DeepCopy())
+			f.r.Client = cacheWithout(f.api, "cache-0")
+			if err := f.r.Get(t.Context(), client.ObjectKeyFromObject(tt.pod), &corev1.Pod{}); !apierrors.IsNotFound(err) {
+				t.Fatalf("getting cache-0 from the cache = %v, want NotFound: the cache has not seen it", err)
+			}
+			before := identities(f.pods(t))
+
+			if err := f.reconcile(t); (err != nil) != tt.wantErr {
+				t.Errorf("Reconcile = %v, want an error: %t", err, tt.wantErr)
+			}
+
+			if after := identities(f.pods(t)); !maps.Equal(after, before) {
+				t.Errorf("pods = %v, want %v untouched", after, before)
+			}
+			if got := f.redis(t).Finalizers; !slices.Equal(got, tt.wantFinalizers) {
+				t.Errorf("finalizers = %q, want %q", got, tt.wantFinalizers)
+			}
+			if got := f.events(); !slices.Equal(got, tt.wantEvents) {
+				t.Errorf("events = %q, want %q", got, tt.wantEvents)
+			}
+		})
+	}
+}
+
+// Chapter 4: watch pod deletes.
+
+func TestPodDeleteHandler(t *testing.T) {
+	byConfigMap := foreignPod("cache-0")
+	byConfigMap.OwnerReferences = []metav1.OwnerReference{{
+		APIVersion: "v1", Kind: "ConfigMap", Name: "cache", UID: "uid-cm", Controller: ptr.To(true),
+	}}
+	tests := []struct {
+		name string
+		pod  *corev1.Pod
+		want []reconcile.Request
+	}{
+		{"a pod the Redis controls enqueues that Redis", newTestPod(t, &RedisReconciler{}, testRedis()), []reconcile.Request{{NamespacedName: redisKey()}}},
+		{"a pod without an owner enqueues nothing", foreignPod("cache-0"), nil},
+		{"a pod controlled by a ConfigMap of the Redis' name enqueues nothing", byConfigMap, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := newQueue(t)
+
+			podDeleteHandler.Delete(t.Context(), event.TypedDeleteEvent[client.Object]{Object: tt.pod}, q)
+
+			if got := drain(q); !slices.Equal(got, tt.want) {
+				t.Errorf("requests = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestAPodDeleteBringsItsRedisBackToReconcile shows the watch at work: the
+// delete of a pod the Redis controls enqueues the Redis, and the Reconcile
+// that follows rebuilds the pod.
+func TestAPodDeleteBringsItsRedisBackToReconcile(t *testing.T) {
+	f := newFixture(t, redisWith(2))
+	f.mustReconcile(t)
+	deleted := f.pods(t)["cache-1"]
+	f.deletePod(t, "cache-1")
+	f.events()
+	q := newQueue(t)
+
+	podDeleteHandler.Delete(t.Context(), event.TypedDeleteEvent[client.Object]{Object: &deleted}, q)
+	requests := drain(q)
+	if want := []reconcile.Request{{NamespacedName: redisKey()}}; !slices.Equal(requests, want) {
+		t.Fatalf("requests = %v, want %v", requests, want)
+	}
+	if _, err := f.r.Reconcile(t.Context(), requests[0]); err != nil {
+		t.Fatalf("Reconcile: %v", err)
+	}
+
+	if got, want := podNames(f.pods(t)), []string{"cache-0", "cache-1"}; !slices.Equal(got, want) {
+		t.Errorf("pods = %v, want %v: cache-1 rebuilt", got, want)
+	}
+	if got, want := f.events(), []string{"Normal SuccessfulRebuild Rebuilt pod cache-1"}; !slices.Equal(got, want) {
+		t.Errorf("events = %q, want %q", got, want)
+	}
+}
+
+// Chapter 5: rebuild pods.
+
+// TestReconcileRebuildsADeletedRecordedPod: Reconcile asks the cluster,
+// not the finalizers, whether a pod exists. A recorded pod that was deleted
+// is created again: the same name, a new object, and still one finalizer
+// per pod.
+func TestReconcileRebuildsADeletedRecordedPod(t *testing.T) {
+	f := newFixture(t, redisWith(2))
+	f.mustReconcile(t)
+	want := []string{"Normal SuccessfulCreate Created pod cache-0", "Normal SuccessfulCreate Created pod cache-1"}
+	if got := f.events(); !slices.Equal(got, want) {
+		t.Errorf("events of the first Reconcile = %q, want %q", got, want)
+	}
+
+	for round := 1; round <= 3; round++ {
+		before := identities(f.pods(t))
+		f.deletePod(t, "cache-1")
+
+		f.mustReconcile(t)
+
+		pods := f.pods(t)
+		after := identities(pods)
+		if after["cache-0"] != before["cache-0"] {
+			t.Errorf("rebuild %d: cache-0 = %v, want %v untouched", round, after["cache-0"], before["cache-0"])
+		}
+		rebuilt, ok := pods["cache-1"]
+		if !ok || rebuilt.UID == before["cache-1"].UID {
+			t.Fatalf("rebuild %d: cache-1 exists: %t, UID %q; want a new pod in place of %q", round, ok, rebuilt.UID, before["cache-1"].UID)
+		}
+		if got := controllerOf(rebuilt); got != theRedis {
+			t.Errorf("rebuild %d: cache-1 controller = %q, want %q", round, got, theRedis)
+		}
+		if got, want := f.redis(t).Finalizers, []string{"myapp.example.com/cache-0", "myapp.example.com/cache-1"}; !slices.Equal(got, want) {
+			t.Errorf("rebuild %d: finalizers = %q, want still one per pod: %q", round, got, want)
+		}
+		if got, want := f.events(), []string{"Normal SuccessfulRebuild Rebuilt pod cache-1"}; !slices.Equal(got, want) {
+			t.Errorf("rebuild %d: events = %q, want %q", round, got, want)
+		}
+	}
+}
+
+// TestReconcileWaitsForATerminatingPodBeforeRebuildingIt: a pod that is
+// still terminating exists; it is rebuilt once it is gone. (The fake has no
+// kubelet: a finalizer holds the pod in Terminating here.)
+func TestReconcileWaitsForATerminatingPodBeforeRebuildingIt(t *testing.T) {
+	f := newFixture(t, redisWith(1))
+	f.mustReconcile(t)
+	f.events()
+	pod := f.pods(t)["cache-0"]
+	base := pod.DeepCopy()
+	pod.Finalizers = []string{"example.org/hold"}
+	if err := f.api.Patch(t.Context(), &pod, client.MergeFrom(base)); err != nil {
+		t.Fatalf("adding a finalizer to cache-0: %v", err)
+	}
+	f.deletePod(t, "cache-0")
+	terminating := f.pods(t)["cache-0"]
+	if terminating.DeletionTimestamp.IsZero() {
+		t.Fatalf("cache-0 = %+v, want it terminating", terminating.ObjectMeta)
+	}
+
+	f.mustReconcile(t)
+
+	if got, want := identities(f.pods(t))["cache-0"], (identity{terminating.UID, terminating.ResourceVersion}); got != want {
+		t.Errorf("cache-0 = %v, want the terminating %v untouched", got, want)
+	}
+	if got := f.events(); len(got) != 0 {
+		t.Errorf("events while cache-0 terminates = %q, want none", got)
+	}
+
+	base = terminating.DeepCopy()
+	terminating.Finalizers = nil
+	if err := f.api.Patch(t.Context(), &terminating, client.MergeFrom(base)); err != nil {
+		t.Fatalf("removing the finalizer of cache-0: %v", err)
+	}
+	if got := podNames(f.pods(t)); len(got) != 0 {
+		t.Fatalf("pods = %v, want cache-0 gone", got)
+	}
+	f.mustReconcile(t)
+
+	rebuilt, ok := f.pods(t)["cache-0"]
+	if !ok || rebuilt.UID == terminating.UID {
+		t.Errorf("cache-0 exists: %t, UID %q; want a new pod in place of %q, which terminated", ok, rebuilt.UID, terminating.UID)
+	}
+	if got, want := f.events(), []string{"Normal SuccessfulRebuild Rebuilt pod cache-0"}; !slices.Equal(got, want) {
+		t.Errorf("events = %q, want %q", got, want)
+	}
+}
+
+// ---- helpers ----------------------------------------------------------------
+
+// fixture is one test's world: a fake API server, the reconciler under
+// test, and the events the reconciler emitted.
+type fixture struct {
+	// api is the fake API server. Tests set up and read back the world
+	// through it, never through the reconciler's client.
+	api      client.WithWatch
+	r        *RedisReconciler
+	recorder *events.FakeRecorder
+}
+
+// newFixture starts a fake API server that holds objs, and a reconciler
+// that uses it.
+func newFixture(t *testing.T, objs ...client.Object) *fixture {
+	t.Helper()
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	if err := myappv1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	created := 0
+	api := fake.NewClientBuilder().
+		WithScheme(scheme).
+		WithObjects(objs...).
+		// Like the CRD, the Redis has a status subresource: a write of the
+		// object leaves the status alone, and Status().Patch the rest.
+		WithStatusSubresource(&myappv1.Redis{}).
+		WithInterceptorFuncs(interceptor.Funcs{
+			// The API server gives every new object a new UID; the fake
+			// gives none.
+			Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+				created++
+				obj.SetUID(types.UID(fmt.Sprintf("uid-created-%d", created)))
+				return c.Create(ctx, obj, opts...)
+			},
+		}).
+		Build()
+	// Big enough for any test here: the fake recorder blocks when full.
+	recorder := events.NewFakeRecorder(100)
+	return &fixture{
+		api:      api,
+		r:        &RedisReconciler{Client: api, APIReader: api, Scheme: scheme, Recorder: recorder},
+		recorder: recorder,
+	}
+}
+
+// redisWith returns Redis ns/cache (testRedis, UID uid-1) asking for
+// replicas pods, with the given finalizers.
+func redisWith(replicas int32, finalizers ...string) *myappv1.Redis {
+	redis := testRedis()
+	redis.Spec.Replicas = replicas
+	redis.Finalizers = finalizers
+	return redis
+}
+
+func redisKey() types.NamespacedName {
+	return client.ObjectKeyFromObject(testRedis())
+}
+
+// reconcile runs Reconcile for Redis ns/cache, as the controller does when
+// the request comes off its queue.
+func (f *fixture) reconcile(t *testing.T) error {
+	t.Helper()
+	result, err := f.r.Reconcile(t.Context(), ctrl.Request{NamespacedName: redisKey()})
+	if !result.IsZero() {
+		t.Errorf("Reconcile result = %+v, want none: nothing here requeues on purpose", result)
+	}
+	return err
+}
+
+func (f *fixture) mustReconcile(t *testing.T) {
+	t.Helper()
+	if err := f.reconcile(t); err != nil {
+		t.Fatalf("Reconcile: %v", err)
+	}
+}
+
+// redis reads Redis ns/cache from the API server.
+func (f *fixture) redis(t *testing.T) *myappv1.Redis {
+	t.Helper()
+	redis := &myappv1.Redis{}
+	if err := f.api.Get(t.Context(), redisKey(), redis); err != nil {
+		t.Fatalf("getting the Redis: %v", err)
+	}
+	return redis
+}
+
+// deleteRedis deletes Redis ns/cache like `kubectl delete redis cache`.
+func (f *fixture) deleteRedis(t *testing.T) {
+	t.Helper()
+	if err := f.api.Delete(t.Context(), testRedis()); err != nil {
+		t.Fatalf("deleting the Redis: %v", err)
+	}
+}
+
+// pods returns the pods of namespace ns by name.
+func (f *fixture) pods(t *testing.T) map[string]corev1.Pod {
+	t.Helper()
+	list := &corev1.PodList{}
+	if err := f.api.List(t.Context(), list, client.InNamespace("ns")); err != nil {
+		t.Fatalf("listing pods: %v", err)
+	}
+	pods := make(map[string]corev1.Pod, len(list.Items))
+	for _, pod := range list.Items {
+		pods[pod.Name] = pod
+	}
+	return pods
+}
+
+// deletePod deletes a pod like `kubectl delete pod`.
+func (f *fixture) deletePod(t *testing.T, name string) {
+	t.Helper()
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}}
+	if err := f.api.Delete(t.Context(), pod); err != nil {
+		t.Fatalf("deleting pod %s: %v", name, err)
+	}
+}
+
+// foreignPod is pod ns/name as someone else created it: it has no owner
+// reference.
+func foreignPod(name string) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: "uid-foreign"},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "example.com/app:1"}}},
+	}
+}
+
+// cacheWithout returns a client that reads like a cache which has not seen
+// the named pods yet: Get says NotFound for them. Everything else, writes
+// included, goes to the API server.
+func cacheWithout(api client.WithWatch, pods ...string) client.Client {
+	return interceptor.NewClient(api, interceptor.Funcs{
+		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			if _, isPod := obj.(*corev1.Pod); isPod && slices.Contains(pods, key.Name) {
+				return apierrors.NewNotFound(corev1.Resource("pods"), key.Name)
+			}
+			return c.Get(ctx, key, obj, opts...)
+		},
+	})
+}
+
+// podDeleteHandler is the pod handler that SetupWithManager registers.
+var podDeleteHandler = handler.Funcs{DeleteFunc: enqueueOwningRedis}
+
+// newQueue returns a controller's work queue, shut down when the test ends.
+func newQueue(t *testing.T) workqueue.TypedRateLimitingInterface[reconcile.Request] {
+	q := workqueue.NewTypedRateLimitingQueue[reconcile.Request](workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
+	t.Cleanup(q.ShutDown)
+	return q
+}
+
+// drain takes every request off the queue, oldest first.
+func drain(q workqueue.TypedRateLimitingInterface[reconcile.Request]) []reconcile.Request {
+	var requests []reconcile.Request
+	for q.Len() > 0 {
+		req, _ := q.Get()
+		q.Done(req)
+		requests = append(requests, req)
+	}
+	return requests
+}
+
+// theRedis is how controllerOf describes Redis ns/cache.
+const theRedis = "myapp.example.com/v1 Redis cache uid=uid-1 blockOwnerDeletion=true"
+
+// controllerOf describes the controller reference of a pod; "" if it has
+// none.
+func controllerOf(pod corev1.Pod) string {
+	ref := metav1.GetControllerOf(&pod)
+	if ref == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s %s %s uid=%s blockOwnerDeletion=%t",
+		ref.APIVersion, ref.Kind, ref.Name, ref.UID, ptr.Deref(ref.BlockOwnerDeletion, false))
+}
+
+// events returns the events emitted since the last call, oldest first.
+func (f *fixture) events() []string {
+	var got []string
+	for {
+		select {
+		case e := <-f.recorder.Events:
+			got = append(got, e)
+		default:
+			return got
+		}
+	}
+}
+
+func podNames(pods map[string]corev1.Pod) []string {
+	return slices.Sorted(maps.Keys(pods))
+}
+
+// identity tells one object from another of the same name (UID) and from
+// an earlier state of itself (resourceVersion).
+type identity struct {
+	UID             types.UID
+	ResourceVersion string
+}
+
+func identities(pods map[string]corev1.Pod) map[string]identity {
+	ids := make(map[string]identity, len(pods))
+	for name, pod := range pods {
+		ids[name] = identity{pod.UID, pod.ResourceVersion}
+	}
+	return ids
+}
+
+// Chapter 6: scale and status.
+
+// TestReconcileScalesDownHighestFirst: spec.replicas going down deletes the
+// pods above it, the highest ordinal first, and forgets their records.
+func TestReconcileScalesDownHighestFirst(t *testing.T) {
+	f := newFixture(t, redisWith(3))
+	f.mustReconcile(t)
+	f.events()
+
+	f.setReplicas(t, 1)
+	f.mustReconcile(t)
+
+	if got, want := podNames(f.pods(t)), []string{"cache-0"}; !slices.Equal(got, want) {
+		t.Errorf("pods = %v, want %v", got, want)
+	}
+	if got, want := f.redis(t).Finalizers, []string{PodFinalizer("cache-0")}; !slices.Equal(got, want) {
+		t.Errorf("finalizers = %v, want %v", got, want)
+	}
+	want := []string{
+		"Normal SuccessfulDelete Deleted pod cache-2: scaled down to 1",
+		"Normal SuccessfulDelete Deleted pod cache-1: scaled down to 1",
+	}
+	if got := f.events(); !slices.Equal(got, want) {
+		t.Errorf("events = %q, want %q", got, want)
+	}
+}
+
+// TestReconcileScalesUpWithNewPods: after a scale-down, scaling up creates
+// the pods again as new pods, not as rebuilds of forgotten ones.
+func TestReconcileScalesUpWithNewPods(t *testing.T) {
+	f := newFixture(t, redisWith(3))
+	f.mustReconcile(t)
+	f.setReplicas(t, 1)
+	f.mustReconcile(t)
+	f.events()
+
+	f.setReplicas(t, 3)
+	f.mustReconcile(t)
+
+	if got, want := podNames(f.pods(t)), []string{"cache-0", "cache-1", "cache-2"}; !slices.Equal(got, want) {
+		t.Errorf("pods = %v, want %v", got, want)
+	}
+	want := []string{"Normal SuccessfulCreate Created pod cache-1", "Normal SuccessfulCreate Created pod cache-2"}
+	if got := f.events(); !slices.Equal(got, want) {
+		t.Errorf("events = %q, want %q", got, want)
+	}
+}
+
+// TestReconcileScalesUpWhileOldPodsStillTerminate: pods deleted by a
+// scale-down may still be terminating when the Redis is scaled up again.
+// They are not recorded then; once they are gone, their names are created
+// as new pods, not as rebuilds.
+func TestReconcileScalesUpWhileOldPodsStillTerminate(t *testing.T) {
+	f := newFixture(t, redisWith(3))
+	f.mustReconcile(t)
+	for _, name := range []string{"cache-1", "cache-2"} {
+		f.holdPod(t, name, true) // a finalizer keeps it terminating, as a kubelet would
+	}
+	f.setReplicas(t, 1)
+	f.mustReconcile(t)
+	f.setReplicas(t, 3)
+	f.mustReconcile(t)
+	if got, want := f.redis(t).Finalizers, []string{PodFinalizer("cache-0")}; !slices.Equal(got, want) {
+		t.Errorf("finalizers while cache-1 and cache-2 terminate = %v, want %v", got, want)
+	}
+	f.events()
+
+	for _, name := range []string{"cache-1", "cache-2"} {
+		f.holdPod(t, name, false)
+	}
+	f.mustReconcile(t)
+
+	want := []string{"Normal SuccessfulCreate Created pod cache-1", "Normal SuccessfulCreate Created pod cache-2"}
+	if got := f.events(); !slices.Equal(got, want) {
+		t.Errorf("events once the old pods are gone = %q, want %q", got, want)
+	}
+	if got := len(f.redis(t).Finalizers); got != 3 {
+		t.Errorf("%d finalizers, want 3", got)
+	}
+}
+
+// TestReconcileReplacesAnEndedPod: a pod whose containers stopped for good
+// (phase Failed, as after an eviction) is deleted and created again.
+func TestReconcileReplacesAnEndedPod(t *testing.T) {
+	f := newFixture(t, redisWith(2))
+	f.mustReconcile(t)
+	ended := f.pods(t)["cache-1"]
+	ended.Status.Phase = corev1.PodFailed
+	if err := f.api.Status().Update(t.Context(), &ended); err != nil {
+		t.Fatal(err)
+	}
+	f.events()
+
+	// The fake has no kubelet: the deleted pod is gone at once, and the
+	// same Reconcile creates it again. On a cluster, the cache still shows
+	// the pod, and the Reconcile that its delete event brings creates it.
+	f.mustReconcile(t)
+
+	pods := f.pods(t)
+	if got, want := podNames(pods), []string{"cache-0", "cache-1"}; !slices.Equal(got, want) {
+		t.Fatalf("pods = %v, want %v", got, want)
+	}
+	if pods["cache-1"].UID == ended.UID || pods["cache-1"].Status.Phase == corev1.PodFailed {
+		t.Errorf("cache-1 = UID %s, phase %q: want a new pod", pods["cache-1"].UID, pods["cache-1"].Status.Phase)
+	}
+	want := []string{
+		"Normal SuccessfulDelete Deleted pod cache-1: it ended (phase Failed)",
+		"Normal SuccessfulRebuild Rebuilt pod cache-1",
+	}
+	if got := f.events(); !slices.Equal(got, want) {
+		t.Errorf("events = %q, want %q", got, want)
+	}
+}
+
+// TestReconcileReportsTheStatus follows a Redis' status from its first
+// reconcile to its pods being Ready, and shows that a Reconcile that finds
+// nothing changed writes nothing.
+func TestReconcileReportsTheStatus(t *testing.T) {
+	f := newFixture(t, redisWith(3))
+	f.mustReconcile(t) // creates the pods; they are not in its list yet
+	f.mustReconcile(t) // as when the pods' create events bring the Redis back
+
+	status := f.redis(t).Status
+	if status.Replicas != 3 || status.ReadyReplicas != 0 || status.Selector != "app.kubernetes.io/instance=cache,app.kubernetes.io/name=redis" {
+		t.Errorf("status = %+v, want 3 replicas, 0 ready and the pods' selector", status)
+	}
+	wantConditions(t, status, "Available=False PodsNotReady", "Progressing=True WaitingForReadiness")
+
+	for _, pod := range f.pods(t) {
+		pod.Status.Phase = corev1.PodRunning
+		pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+		if err := f.api.Status().Update(t.Context(), &pod); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.mustReconcile(t)
+
+	redis := f.redis(t)
+	if redis.Status.ReadyReplicas != 3 || redis.Status.ObservedGeneration != redis.Generation {
+		t.Errorf("status = %+v, want 3 ready, observedGeneration %d", redis.Status, redis.Generation)
+	}
+	wantConditions(t, redis.Status, "Available=True AllPodsReady", "Progressing=False Complete")
+
+	f.mustReconcile(t)
+	if after := f.redis(t); after.ResourceVersion != redis.ResourceVersion {
+		t.Errorf("a Reconcile with nothing to change wrote the Redis: resourceVersion %s, was %s; status %+v",
+			after.ResourceVersion, redis.ResourceVersion, after.Status)
+	}
+}
+
+// TestPodUpdateHandler: only a change the status shows brings the Redis
+// back; the rest of a pod's updates do not cost a reconcile.
+func TestPodUpdateHandler(t *testing.T) {
+	pod := newTestPod(t, &RedisReconciler{}, testRedis())
+	ready := pod.DeepCopy()
+	ready.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+	running := pod.DeepCopy()
+	running.Status.Phase = corev1.PodRunning
+	relabelled := pod.DeepCopy()
+	relabelled.Labels["example.com/note"] = "x"
+	terminating := pod.DeepCopy()
+	terminating.DeletionTimestamp = ptr.To(metav1.Now())
+	foreignReady := foreignPod("cache-0")
+	foreignReady.Status.Conditions = ready.Status.Conditions
+	tests := []struct {
+		name     string
+		old, new *corev1.Pod
+		want     []reconcile.Request
+	}{
+		{"becoming Ready", pod, ready, []reconcile.Request{{NamespacedName: redisKey()}}},
+		{"no longer Ready", ready, pod, []reconcile.Request{{NamespacedName: redisKey()}}},
+		{"a new phase", pod, running, []reconcile.Request{{NamespacedName: redisKey()}}},
+		{"being deleted", pod, terminating, []reconcile.Request{{NamespacedName: redisKey()}}},
+		{"a new label", pod, relabelled, nil},
+		{"a pod no Redis controls", foreignPod("cache-0"), foreignReady, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := newQueue(t)
+
+			enqueueOwnerOnPodChange(t.Context(), event.TypedUpdateEvent[client.Object]{ObjectOld: tt.old, ObjectNew: tt.new}, q)
+
+			if got := drain(q); !slices.Equal(got, tt.want) {
+				t.Errorf("requests = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestOrdinal(t *testing.T) {
+	redis := testRedis()
+	for name, want := range map[string]int32{"cache-0": 0, "cache-10": 10, "cache-01": -1, "cache-": -1, "cache-x": -1, "other-1": -1, "cache-1-2": -1} {
+		if got := ordinal(redis, name); got != want {
+			t.Errorf("ordinal(%q) = %d, want %d", name, got, want)
+		}
+	}
+}
+
+// holdPod adds (or removes) a finalizer on a pod, so that a delete leaves
+// it terminating until it is released.
+func (f *fixture) holdPod(t *testing.T, name string, hold bool) {
+	t.Helper()
+	pod := &corev1.Pod{}
+	if err := f.api.Get(t.Context(), types.NamespacedName{Namespace: "ns", Name: name}, pod); err != nil {
+		t.Fatal(err)
+	}
+	pod.Finalizers = nil
+	if hold {
+		pod.Finalizers = []string{"example.com/hold"}
+	}
+	if err := f.api.Update(t.Context(), pod); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// setReplicas changes spec.replicas as `kubectl scale` does.
+func (f *fixture) setReplicas(t *testing.T, replicas int32) {
+	t.Helper()
+	redis := f.redis(t)
+	redis.Spec.Replicas = replicas
+	redis.Generation++ // the API server does this on a spec change; the fake does not
+	if err := f.api.Update(t.Context(), redis); err != nil {
+		t.Fatalf("scaling to %d: %v", replicas, err)
+	}
+}
+
+// wantConditions checks a status' conditions, each "Type=Status Reason".
+func wantConditions(t *testing.T, status myappv1.RedisStatus, want ...string) {
+	t.Helper()
+	var got []string
+	for _, c := range status.Conditions {
+		got = append(got, fmt.Sprintf("%s=%s %s", c.Type, c.Status, c.Reason))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("conditions = %q, want %q", got, want)
+	}
+}

@@ -1,0 +1,16 @@
+// Package chapter06 is the end-to-end suite of chapter 6, scale-and-status:
+// it runs bin/operator --chapter 6 against a real cluster and checks with
+// kubectl what the operator does.
+package chapter06
+
+import (
+	"testing"
+
+	"example.com/redis-operator/tests/framework"
+)
+
+var env = framework.NewSuite(6)
+
+func TestChapter06(t *testing.T) {
+	framework.RunSuite(t, env, "Chapter 6: scale and status")
+}
