@@ -56,12 +56,12 @@ func TestMatch(t *testing.T) {
 }
 
 func TestParse(t *testing.T) {
-	src := "# Title\n\nSee [chapter 2](../02/README.md) and run `make\ntest`.\n\n## Try it\n\n```console\n$ ls\n```\n\n### Deeper\n\n```sh\nmake run 1\n```\n\n## After\n\n```sh\nmake clean\n```\n"
+	src := "# Title\n\nSee [chapter 2](../02/README.md), ![a picture](p.png) and <https://example.com>, and run `make\ntest`.\n\n## Try it\n\n```console\n$ ls\n```\n\n### Deeper\n\n```sh\nmake run 1\n```\n\n## After\n\n```sh\nmake clean\n```\n"
 	d := Parse([]byte(src))
 	if got := len(d.Sections); got != 4 || d.Sections[1] != (Section{Level: 2, Title: "Try it"}) {
 		t.Errorf("sections: %+v", d.Sections)
 	}
-	if !slices.Equal(d.Spans, []string{"make test"}) || !slices.Equal(d.Links, []string{"../02/README.md"}) {
+	if !slices.Equal(d.Spans, []string{"make test"}) || !slices.Equal(d.Links, []string{"../02/README.md", "p.png", "https://example.com"}) {
 		t.Errorf("spans %q, links %q", d.Spans, d.Links)
 	}
 	blocks, err := d.SectionBlocks("Try it")

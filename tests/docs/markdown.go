@@ -21,7 +21,7 @@ type Doc struct {
 	Blocks   []CodeBlock
 	// Spans are the inline code spans, in order: commands, flags, names.
 	Spans []string
-	// Links are the link destinations, in order.
+	// Links are the destinations of links, images and autolinks, in order.
 	Links []string
 }
 
@@ -64,6 +64,10 @@ func Parse(src []byte) *Doc {
 			return ast.WalkSkipChildren, nil
 		case *ast.Link:
 			d.Links = append(d.Links, string(n.Destination))
+		case *ast.Image:
+			d.Links = append(d.Links, string(n.Destination))
+		case *ast.AutoLink:
+			d.Links = append(d.Links, string(n.URL(src)))
 		}
 		return ast.WalkContinue, nil
 	})

@@ -247,13 +247,22 @@ spec:
 `, ns, name, myappv1.DefaultImage)
 }
 
-// CreateRedis applies a Redis and waits until its pods <name>-0..N-1 exist.
+// CreateRedis applies a Redis and waits until its pods <name>-0..N-1 exist
+// and run. (A pod deleted while its container still starts can take its
+// whole grace period to go, on kind: the specs start from running pods.)
 func (e *Env) CreateRedis(ctx context.Context, ns, name string, replicas int) {
 	GinkgoHelper()
 	_, err := e.Apply(ctx, RedisManifest(ns, name, replicas))
 	Expect(err).NotTo(HaveOccurred())
 	Eventually(e.PodNamesFunc(ctx, ns, name)).WithContext(ctx).Should(Equal(PodNames(name, replicas)),
 		"Redis %s did not get its pods", name)
+	Eventually(func(g Gomega) {
+		pods, err := e.Pods(ctx, ns, name)
+		g.Expect(err).NotTo(HaveOccurred())
+		for _, p := range pods {
+			g.Expect(p.Status.Phase).To(Equal(corev1.PodRunning), "pod %s", p.Name)
+		}
+	}).WithContext(ctx).Should(Succeed(), "the pods of Redis %s do not run", name)
 }
 
 // PodNames is <name>-0 .. <name>-(n-1), sorted by name.
