@@ -179,7 +179,10 @@ var errRefused = errors.New("refused")
 // updateBranches points every chapter's branch at its commit in one
 // transaction, after checking all of them: a branch whose tip is not a
 // generated commit, or that a work tree has checked out, stops the run
-// before any branch moves. It returns one line per branch.
+// before any branch moves. A chapter/ branch that is no chapter's any more
+// (a chapter renamed or removed) is deleted in the same transaction when it
+// is a generated one that no work tree has checked out, and kept, with a
+// line that says so, otherwise. It returns one line per branch.
 func updateBranches(ctx context.Context, r *repo, commits []built) ([]string, error) {
 	out, err := r.git(ctx, "for-each-ref", "--format=%(refname)%00%(objectname)%00%(worktreepath)", "refs/heads/chapter/")
 	if err != nil {
@@ -220,6 +223,26 @@ func updateBranches(ctx context.Context, r *repo, commits []built) ([]string, er
 			fmt.Fprintf(&tx, "update %s %s %s\n", ref, b.commit, t.commit)
 			lines = append(lines, fmt.Sprintf("updated   %s %s (was %s)", b.chapter.branch(), short(b.commit), short(t.commit)))
 		}
+	}
+	current := map[string]bool{}
+	for _, b := range commits {
+		current["refs/heads/"+b.chapter.branch()] = true
+	}
+	for _, ref := range slices.Sorted(maps.Keys(tips)) {
+		if current[ref] {
+			continue
+		}
+		t, name := tips[ref], strings.TrimPrefix(ref, "refs/heads/")
+		ok, err := generated(ctx, r, t.commit)
+		if err != nil {
+			return nil, err
+		}
+		if !ok || t.worktree != "" {
+			lines = append(lines, fmt.Sprintf("kept      %s %s: no chapter has this name now, and it has your commits or is checked out", name, short(t.commit)))
+			continue
+		}
+		fmt.Fprintf(&tx, "delete %s %s\n", ref, t.commit)
+		lines = append(lines, fmt.Sprintf("deleted   %s %s: no chapter has this name now", name, short(t.commit)))
 	}
 	if len(problems) > 0 {
 		return nil, fmt.Errorf("%w: %s; then run make chapter-branches again (no branch was changed)", errRefused, strings.Join(problems, "; "))

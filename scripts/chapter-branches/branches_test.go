@@ -267,3 +267,37 @@ func TestFindChapters(t *testing.T) {
 		}
 	}
 }
+
+// TestRenamedChapter: the branch of a chapter that was renamed is deleted
+// when the generator made it, and kept, with a line that says so, when
+// someone committed on it.
+func TestRenamedChapter(t *testing.T) {
+	dir := newCourse(t)
+	if _, err := makeBranches(t.Context(), &repo{dir: dir}, "HEAD"); err != nil {
+		t.Fatal(err)
+	}
+	git(t, dir, "branch", "chapter/09-old", "chapter/02-two") // as if chapter 9 had been removed
+	git(t, dir, "mv", "chapters/02-two", "chapters/02-deux")
+	git(t, dir, "commit", "-q", "-m", "Rename chapter 2")
+	git(t, dir, "checkout", "-q", "--detach", "chapter/01-one")
+	writeFile(t, dir, "mine.txt", "mine\n", 0o644)
+	git(t, dir, "add", "mine.txt")
+	git(t, dir, "commit", "-q", "-m", "My work")
+	git(t, dir, "branch", "chapter/08-mine")
+	git(t, dir, "checkout", "-q", "main")
+
+	lines, err := makeBranches(t.Context(), &repo{dir: dir}, "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(lines, "\n")
+	for _, want := range []string{"created   chapter/02-deux ", "deleted   chapter/02-two ", "deleted   chapter/09-old ", "kept      chapter/08-mine "} {
+		if !strings.Contains(got, want) {
+			t.Errorf("lines lack %q:\n%s", want, got)
+		}
+	}
+	branches := git(t, dir, "branch", "--list", "chapter/*", "--format=%(refname:short)")
+	if want := "chapter/01-one\nchapter/02-deux\nchapter/08-mine"; branches != want {
+		t.Errorf("branches:\n%s\nwant\n%s", branches, want)
+	}
+}
