@@ -75,7 +75,7 @@ check-chapter-%:
 .PHONY: help
 help: ## Show this help.
 	@awk 'BEGIN {FS = ":.*##"; printf "Usage: make <target> [VAR=value]\n"} \
-	  /^[a-zA-Z_0-9-]+:.*?##/ { printf "  \033[36m%-22s\033[0m %s\n", $$1, $$2 } \
+	  /^[a-zA-Z_0-9-]+:.*?##/ { printf "  \033[36m%-24s\033[0m %s\n", $$1, $$2 } \
 	  /^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) }' $(MAKEFILE_LIST)
 	@echo
 	@echo "Chapters: $(CHAPTERS)"
@@ -218,7 +218,7 @@ try-it: $(if $(CHAPTER_ARG),check-chapter-1) build cluster-up ## Run the "Try it
 	@$(with_kubeconfig) go test -count=1 -v -timeout 60m ./tests/tryit/ $(if $(or $(CHAPTER_ARG),$(filter command line environment,$(origin CHAPTER))),-run 'TestTryIt/^$(NN)-')
 
 .PHONY: test
-test: vet lint verify-manifests unit test-chapters try-it ## The test command: checks, lint, unit tests and every suite (CI then runs prove-chapters on local).
+test: vet lint verify-manifests unit test-chapters try-it ## The test command: checks, lint, unit tests, every suite and every "Try it" (CI also checks the chapter branches and runs prove-chapters on local).
 
 .PHONY: clean
 clean: cluster-down ## Stop the test clusters and remove bin/ and _output/ (the Kubernetes cache stays).
