@@ -46,11 +46,11 @@ type RedisStatus struct {
 	// Replicas is the number of pods that exist for this Redis and are not
 	// being deleted.
 	// +optional
-	Replicas int32 `json:"replicas,omitempty"`
+	Replicas int32 `json:"replicas"`
 
 	// ReadyReplicas is the number of those pods that are Ready.
 	// +optional
-	ReadyReplicas int32 `json:"readyReplicas,omitempty"`
+	ReadyReplicas int32 `json:"readyReplicas"`
 
 	// ObservedGeneration is the metadata.generation of the Redis that this
 	// status describes; when it is behind, the status is about an older spec.

@@ -36,6 +36,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -801,6 +802,47 @@ func TestReconcileScalesUpWhileOldPodsStillTerminate(t *testing.T) {
 	}
 	if got := len(f.redis(t).Finalizers); got != 3 {
 		t.Errorf("%d finalizers, want 3", got)
+	}
+}
+
+// TestReconcileScalesDownAPodTheCacheHasNotSeen: a recorded pod above
+// spec.replicas that the cache does not show yet (created a moment ago) is
+// looked up on the API server and deleted, not forgotten while it runs.
+func TestReconcileScalesDownAPodTheCacheHasNotSeen(t *testing.T) {
+	f := newFixture(t, redisWith(3))
+	f.mustReconcile(t)
+	f.setReplicas(t, 1)
+	f.r.Client = cacheWithout(f.api, "cache-2")
+
+	f.mustReconcile(t)
+
+	if got, want := podNames(f.pods(t)), []string{"cache-0"}; !slices.Equal(got, want) {
+		t.Errorf("pods = %v, want %v: cache-2 forgotten but still there", got, want)
+	}
+}
+
+// TestAvailableCountsOnlyTheDesiredPods: during a scale-down, a Ready pod
+// about to be deleted does not make up for a desired pod that is not Ready.
+func TestAvailableCountsOnlyTheDesiredPods(t *testing.T) {
+	f := newFixture(t, redisWith(4))
+	f.mustReconcile(t)
+	for _, pod := range f.pods(t) {
+		if pod.Name == "cache-0" {
+			continue
+		}
+		pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+		if err := f.api.Status().Update(t.Context(), &pod); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.setReplicas(t, 3)
+
+	f.mustReconcile(t)
+
+	status := f.redis(t).Status
+	wantConditions(t, status, "Available=False PodsNotReady", "Progressing=True DeletingPods")
+	if available := status.Conditions[0].Message; !strings.HasPrefix(available, "2 of 3 pods are ready") {
+		t.Errorf("Available's message = %q, want 2 of 3 ready", available)
 	}
 }
 

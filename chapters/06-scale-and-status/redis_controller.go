@@ -35,8 +35,9 @@ import (
 const (
 	// ReasonSuccessfulCreate is a Normal event: a pod was created.
 	ReasonSuccessfulCreate = "SuccessfulCreate"
-	// ReasonSuccessfulRebuild is a Normal event: a recorded pod was missing,
-	// deleted by someone else, and was created again.
+	// ReasonSuccessfulRebuild is a Normal event: a recorded pod was missing
+	// (deleted by someone else, or by the operator because it ended) and
+	// was created again.
 	ReasonSuccessfulRebuild = "SuccessfulRebuild"
 	// ReasonFailedCreate is a Warning event: the API server refused a pod.
 	ReasonFailedCreate = "FailedCreate"
@@ -244,7 +245,11 @@ func podReady(pod *corev1.Pod) bool {
 // Redis back.
 func (r *RedisReconciler) updateStatus(ctx context.Context, redis *myappv1.Redis, pods []corev1.Pod) error {
 	desired := redis.Spec.Replicas
-	var existing, ready int32
+	// ready counts all Ready pods, for status.readyReplicas; readyDesired
+	// only those below spec.replicas, which are the ones Available is about
+	// (a pod a scale-down is about to delete does not make up for one that
+	// is not Ready).
+	var existing, ready, readyDesired int32
 	for _, p := range pods {
 		if !p.DeletionTimestamp.IsZero() {
 			continue
@@ -252,6 +257,9 @@ func (r *RedisReconciler) updateStatus(ctx context.Context, redis *myappv1.Redis
 		existing++
 		if podReady(&p) {
 			ready++
+			if ordinal(redis, p.Name) < desired {
+				readyDesired++
+			}
 		}
 	}
 	status := redis.Status.DeepCopy()
@@ -262,9 +270,9 @@ func (r *RedisReconciler) updateStatus(ctx context.Context, redis *myappv1.Redis
 
 	available := metav1.Condition{Type: ConditionAvailable, Status: metav1.ConditionTrue, Reason: ReasonAllPodsReady,
 		Message: fmt.Sprintf("All %d pods are ready", desired)}
-	if ready < desired {
+	if readyDesired < desired {
 		available.Status, available.Reason = metav1.ConditionFalse, ReasonPodsNotReady
-		available.Message = fmt.Sprintf("%d of %d pods are ready; `kubectl describe redis %s` shows the events", ready, desired, redis.Name)
+		available.Message = fmt.Sprintf("%d of %d pods are ready; `kubectl describe redis %s` shows the events", readyDesired, desired, redis.Name)
 	}
 	progressing := metav1.Condition{Type: ConditionProgressing, Status: metav1.ConditionTrue}
 	switch {
@@ -274,9 +282,9 @@ func (r *RedisReconciler) updateStatus(ctx context.Context, redis *myappv1.Redis
 	case existing > desired:
 		progressing.Reason = ReasonDeletingPods
 		progressing.Message = fmt.Sprintf("%d pods exist, %d desired", existing, desired)
-	case ready < desired:
+	case readyDesired < desired:
 		progressing.Reason = ReasonWaitingForReadiness
-		progressing.Message = fmt.Sprintf("%d of %d pods are ready", ready, desired)
+		progressing.Message = fmt.Sprintf("%d of %d pods are ready", readyDesired, desired)
 	default:
 		progressing.Status, progressing.Reason = metav1.ConditionFalse, ReasonComplete
 		progressing.Message = fmt.Sprintf("All %d pods exist and are ready", desired)
@@ -291,8 +299,8 @@ func (r *RedisReconciler) updateStatus(ctx context.Context, redis *myappv1.Redis
 	}
 	base := redis.DeepCopy()
 	redis.Status = *status
-	if err := r.Status().Patch(ctx, redis, client.MergeFrom(base)); err != nil {
-		return fmt.Errorf("updating the status: %w", client.IgnoreNotFound(err))
+	if err := r.Status().Patch(ctx, redis, client.MergeFrom(base)); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("updating the status: %w", err)
 	}
 	return nil
 }
@@ -347,14 +355,22 @@ func (r *RedisReconciler) reconcileDelete(ctx context.Context, redis *myappv1.Re
 }
 
 // deletePod deletes the named pod if the Redis controls it; why says why,
-// in the event. A pod that took a recorded name after ours was deleted is
-// someone else's: it is left alone, with a Warning event. The UID
-// precondition makes the API server refuse the delete if the pod was
-// replaced after it was read; the retry reads again.
+// in the event. It returns nil once the pod is gone or going, so that the
+// caller may forget it: a pod the cache has not seen yet (created a moment
+// ago) is looked up on the API server before it counts as gone. A pod that
+// took a recorded name after ours was deleted is someone else's: it is
+// left alone, with a Warning event. The UID precondition makes the API
+// server refuse the delete if the pod was replaced after it was read; the
+// retry reads again.
 func (r *RedisReconciler) deletePod(ctx context.Context, redis *myappv1.Redis, name, why string) error {
 	log := ctrl.LoggerFrom(ctx)
+	key := types.NamespacedName{Namespace: redis.Namespace, Name: name}
 	pod := &corev1.Pod{}
-	if err := r.Get(ctx, types.NamespacedName{Namespace: redis.Namespace, Name: name}, pod); err != nil {
+	err := r.Get(ctx, key, pod)
+	if apierrors.IsNotFound(err) {
+		err = r.APIReader.Get(ctx, key, pod)
+	}
+	if err != nil {
 		return client.IgnoreNotFound(err)
 	}
 	if !metav1.IsControlledBy(pod, redis) {

@@ -195,6 +195,24 @@ func (o *Operator) Stop() error {
 // It counts every Reconcile call, so a spec can observe from outside
 // whether something made the operator reconcile.
 func (o *Operator) ReconcileTotal(ctx context.Context) (float64, error) {
+	return o.counterSum(ctx, "controller_runtime_reconcile_total", func(name, value string) bool {
+		return name == "controller" && value == "redis"
+	})
+}
+
+// WriteRequests reads rest_client_requests_total from the operator's
+// metrics endpoint, summed over the methods that write (POST, PUT, PATCH,
+// DELETE): every write request the operator sent to the API server, a
+// write that changes nothing included.
+func (o *Operator) WriteRequests(ctx context.Context) (float64, error) {
+	return o.counterSum(ctx, "rest_client_requests_total", func(name, value string) bool {
+		return name == "method" && (value == "POST" || value == "PUT" || value == "PATCH" || value == "DELETE")
+	})
+}
+
+// counterSum sums the counter family's samples that have a label for
+// which match is true.
+func (o *Operator) counterSum(ctx context.Context, family string, match func(name, value string) bool) (float64, error) {
 	if o.Chapter == 0 {
 		return 0, fmt.Errorf("no operator runs (chapter 0)")
 	}
@@ -208,14 +226,14 @@ func (o *Operator) ReconcileTotal(ctx context.Context) (float64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("parsing metrics: %w", err)
 	}
-	family, ok := families["controller_runtime_reconcile_total"]
+	f, ok := families[family]
 	if !ok {
-		return 0, fmt.Errorf("controller_runtime_reconcile_total not exported")
+		return 0, fmt.Errorf("%s not exported", family)
 	}
 	var total float64
-	for _, m := range family.GetMetric() {
+	for _, m := range f.GetMetric() {
 		for _, l := range m.GetLabel() {
-			if l.GetName() == "controller" && l.GetValue() == "redis" {
+			if match(l.GetName(), l.GetValue()) {
 				total += m.GetCounter().GetValue()
 			}
 		}
