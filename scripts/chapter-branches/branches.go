@@ -61,10 +61,14 @@ func buildCommits(ctx context.Context, r *repo, s *source) ([]built, error) {
 	defer os.RemoveAll(dir)
 	idx := &repo{dir: r.dir, env: append(slices.Clone(r.env), "GIT_INDEX_FILE="+filepath.Join(dir, "index"))}
 
+	sh, err := sharedFiles(s)
+	if err != nil {
+		return nil, err
+	}
 	var commits []built
 	parent := ""
 	for _, c := range s.chapters {
-		files, err := branchFiles(s, c)
+		files, err := branchFiles(s, sh, c)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", c.branch(), err)
 		}

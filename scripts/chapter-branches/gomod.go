@@ -52,30 +52,9 @@ type require struct {
 // go mod tidy writes them. It returns gomod unchanged when every mark is
 // right already.
 func tidyRequires(gomod []byte, imports map[string]bool) ([]byte, error) {
-	lines := strings.SplitAfter(string(gomod), "\n")
-	var reqs []require
-	var blocks [][2]int // line ranges of the require ( ... ) blocks' entries
-	for i := 0; i < len(lines); i++ {
-		l := strings.TrimSpace(lines[i])
-		if strings.HasPrefix(l, "require ") && !strings.HasSuffix(l, "(") {
-			return nil, fmt.Errorf("go.mod: a one-line require (%q) is not supported here; go mod tidy writes blocks", l)
-		}
-		if l != "require (" {
-			continue
-		}
-		start := i + 1
-		for i++; i < len(lines) && strings.TrimSpace(lines[i]) != ")"; i++ {
-			f := strings.Fields(lines[i])
-			switch {
-			case len(f) == 2:
-				reqs = append(reqs, require{module: f[0], version: f[1]})
-			case len(f) == 4 && f[2] == "//" && f[3] == "indirect":
-				reqs = append(reqs, require{module: f[0], version: f[1], indirect: true})
-			default:
-				return nil, fmt.Errorf("go.mod: unexpected line %q in a require block", strings.TrimSpace(lines[i]))
-			}
-		}
-		blocks = append(blocks, [2]int{start, i})
+	lines, reqs, blocks, err := parseRequires(gomod)
+	if err != nil {
+		return nil, err
 	}
 	direct := map[string]bool{}
 	for imp := range imports {
@@ -124,31 +103,44 @@ func moduleOf(imp string, reqs []require) string {
 	return best
 }
 
-// requires lists the requirements of a go.mod.
-func requires(gomod []byte) []require {
-	var reqs []require
-	inBlock := false
-	for _, line := range strings.Split(string(gomod), "\n") {
-		l := strings.TrimSpace(line)
-		switch {
-		case l == "require (":
-			inBlock = true
-		case l == ")":
-			inBlock = false
-		case inBlock:
-			if f := strings.Fields(l); len(f) >= 2 {
-				reqs = append(reqs, require{module: f[0], version: f[1], indirect: strings.HasSuffix(l, "// indirect")})
+// parseRequires splits a go.mod into lines and reads its require blocks:
+// the requirements, and the line range of each block's entries. It
+// accepts what go mod tidy writes, and says so about anything else.
+func parseRequires(gomod []byte) (lines []string, reqs []require, blocks [][2]int, err error) {
+	lines = strings.SplitAfter(string(gomod), "\n")
+	for i := 0; i < len(lines); i++ {
+		l := strings.TrimSpace(lines[i])
+		if strings.HasPrefix(l, "require ") && !strings.HasSuffix(l, "(") {
+			return nil, nil, nil, fmt.Errorf("go.mod: a one-line require (%q) is not supported here; go mod tidy writes blocks", l)
+		}
+		if l != "require (" {
+			continue
+		}
+		start := i + 1
+		for i++; i < len(lines) && strings.TrimSpace(lines[i]) != ")"; i++ {
+			f := strings.Fields(lines[i])
+			switch {
+			case len(f) == 2:
+				reqs = append(reqs, require{module: f[0], version: f[1]})
+			case len(f) == 4 && f[2] == "//" && f[3] == "indirect":
+				reqs = append(reqs, require{module: f[0], version: f[1], indirect: true})
+			default:
+				return nil, nil, nil, fmt.Errorf("go.mod: unexpected line %q in a require block", strings.TrimSpace(lines[i]))
 			}
 		}
+		blocks = append(blocks, [2]int{start, i})
 	}
-	return reqs
+	return lines, reqs, blocks, nil
 }
 
 // courseOnlyModules returns the directly required modules of the course
 // that no file of any branch imports (branchImports: the imports of every
 // branch's Go files).
-func courseOnlyModules(gomod []byte, branchImports map[string]bool) map[string]bool {
-	reqs := requires(gomod)
+func courseOnlyModules(gomod []byte, branchImports map[string]bool) (map[string]bool, error) {
+	_, reqs, _, err := parseRequires(gomod)
+	if err != nil {
+		return nil, err
+	}
 	used := map[string]bool{}
 	for imp := range branchImports {
 		used[moduleOf(imp, reqs)] = true
@@ -159,7 +151,7 @@ func courseOnlyModules(gomod []byte, branchImports map[string]bool) map[string]b
 			only[r.module] = true
 		}
 	}
-	return only
+	return only, nil
 }
 
 // dropModules removes the modules in drop from a go.mod's require blocks

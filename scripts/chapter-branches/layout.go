@@ -83,8 +83,46 @@ type output struct {
 	data []byte
 }
 
+// shared is what every branch makes the same way from the course, computed
+// once per run: go.mod and go.sum without the modules that only the
+// course's tooling imports, and the Makefile.
+type shared struct {
+	courseGomod []byte // the course's go.mod, as it is
+	gomod       []byte // without the course-only modules; tidyRequires moves its marks per branch
+	gosum       []byte // without the course-only modules; nil when that is the course's go.sum
+	makefile    []byte
+}
+
+// sharedFiles computes what every branch shares.
+func sharedFiles(s *source) (*shared, error) {
+	gomod, err := s.read("go.mod")
+	if err != nil {
+		return nil, err
+	}
+	allImports, err := everyBranchImports(s)
+	if err != nil {
+		return nil, err
+	}
+	drop, err := courseOnlyModules(gomod, allImports)
+	if err != nil {
+		return nil, err
+	}
+	sh := &shared{courseGomod: gomod, gomod: dropModules(gomod, drop, false)}
+	if _, ok := s.files["go.sum"]; ok && len(drop) > 0 {
+		gosum, err := s.read("go.sum")
+		if err != nil {
+			return nil, err
+		}
+		sh.gosum = dropModules(gosum, drop, true)
+	}
+	if sh.makefile, err = branchMakefile(s); err != nil {
+		return nil, err
+	}
+	return sh, nil
+}
+
 // branchFiles builds the tree of chapter c's branch.
-func branchFiles(s *source, c chapter) (map[string]output, error) {
+func branchFiles(s *source, sh *shared, c chapter) (map[string]output, error) {
 	out := map[string]output{}
 	from := map[string]string{} // branch path: course path
 	fw := frameworkRewrites{}
@@ -129,34 +167,17 @@ func branchFiles(s *source, c chapter) (map[string]output, error) {
 	if err := fw.check(); err != nil {
 		return nil, err
 	}
-	gomod, err := s.read("go.mod")
+	tidy, err := tidyRequires(sh.gomod, imports)
 	if err != nil {
 		return nil, err
 	}
-	allImports, err := everyBranchImports(s)
-	if err != nil {
-		return nil, err
-	}
-	drop := courseOnlyModules(gomod, allImports)
-	tidy, err := tidyRequires(dropModules(gomod, drop, false), imports)
-	if err != nil {
-		return nil, err
-	}
-	if string(tidy) != string(gomod) {
+	if string(tidy) != string(sh.courseGomod) {
 		out["go.mod"] = output{mode: s.files["go.mod"].mode, data: tidy}
 	}
-	if _, ok := s.files["go.sum"]; ok && len(drop) > 0 {
-		gosum, err := s.read("go.sum")
-		if err != nil {
-			return nil, err
-		}
-		out["go.sum"] = output{mode: s.files["go.sum"].mode, data: dropModules(gosum, drop, true)}
+	if sh.gosum != nil {
+		out["go.sum"] = output{mode: s.files["go.sum"].mode, data: sh.gosum}
 	}
-	makefile, err := branchMakefile(s)
-	if err != nil {
-		return nil, err
-	}
-	out["Makefile"] = output{mode: "100644", data: makefile}
+	out["Makefile"] = output{mode: "100644", data: sh.makefile}
 	for _, p := range readmes { // so that each README may link to the other
 		bp, _ := branchPath(p, c)
 		out[bp] = output{}

@@ -347,7 +347,10 @@ func TestParseDiff(t *testing.T) {
 func TestCourseOnlyModulesAreDropped(t *testing.T) {
 	gomod := []byte("module example.com/m\n\ngo 1.26\n\nrequire (\n\tgithub.com/yuin/goldmark v1.8.7\n\tk8s.io/utils v0.0.1\n\tsigs.k8s.io/controller-runtime v0.25.2\n)\n\nrequire (\n\tgithub.com/x/y v1.0.0 // indirect\n)\n")
 	branchImports := map[string]bool{"sigs.k8s.io/controller-runtime/pkg/client": true, "k8s.io/utils/ptr": true, "fmt": true}
-	drop := courseOnlyModules(gomod, branchImports)
+	drop, err := courseOnlyModules(gomod, branchImports)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(drop) != 1 || !drop["github.com/yuin/goldmark"] {
 		t.Fatalf("course-only modules: %v, want goldmark alone", drop)
 	}
