@@ -50,6 +50,7 @@ func run() error {
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address the health probe endpoint binds to; 0 disables it")
 	flag.BoolVar(&leaderElect, "leader-elect", false, "enable leader election, so that only one replica of the operator is active")
 	flag.StringVar(&leaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader election lease; required with --leader-elect outside a cluster")
+	maxConcurrentReconciles := flag.Int("max-concurrent-reconciles", 4, "how many Redis objects are reconciled at once (from chapter 7; one Redis is never reconciled twice at once)")
 	opts := zap.Options{Development: true}
 	opts.BindFlags(flag.CommandLine)
 	flag.Usage = func() {
@@ -71,6 +72,9 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	if err := checkConcurrency(ch, *maxConcurrentReconciles); err != nil {
+		return err
+	}
 
 	cfg, err := ctrl.GetConfig()
 	if err != nil {
@@ -80,18 +84,22 @@ func run() error {
 		return err
 	}
 
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+	mgrOptions := ctrl.Options{
 		Scheme:                  scheme,
 		Metrics:                 metricsserver.Options{BindAddress: metricsAddr},
 		HealthProbeBindAddress:  probeAddr,
 		LeaderElection:          leaderElect,
 		LeaderElectionID:        "redis-operator.myapp.example.com",
 		LeaderElectionNamespace: leaderElectionNamespace,
-	})
+	}
+	if ch.cache != nil {
+		mgrOptions.Cache = ch.cache()
+	}
+	mgr, err := ctrl.NewManager(cfg, mgrOptions)
 	if err != nil {
 		return fmt.Errorf("creating the manager: %w", err)
 	}
-	if err := ch.setup(mgr); err != nil {
+	if err := ch.setup(mgr, *maxConcurrentReconciles); err != nil {
 		return fmt.Errorf("setting up the chapter %d reconciler: %w", ch.number, err)
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
@@ -124,6 +132,20 @@ func preflight(cfg *rest.Config) error {
 			return fmt.Errorf("the Redis CRD (%s) is not installed in the cluster at %s; install it with `make install`", gv, cfg.Host)
 		}
 		return fmt.Errorf("looking up %s: %w", gv, err)
+	}
+	return nil
+}
+
+// checkConcurrency refuses --max-concurrent-reconciles below 1, and for a
+// chapter that reconciles one Redis at a time whatever it says.
+func checkConcurrency(ch chapterSetup, n int) error {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "max-concurrent-reconciles" })
+	if set && !ch.concurrent {
+		return fmt.Errorf("--max-concurrent-reconciles is not used by chapter %d, which reconciles one Redis at a time", ch.number)
+	}
+	if n < 1 {
+		return fmt.Errorf("--max-concurrent-reconciles must be at least 1, got %d", n)
 	}
 	return nil
 }

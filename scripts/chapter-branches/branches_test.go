@@ -56,7 +56,14 @@ func newCourse(t *testing.T) string {
 		n := string(rune('0' + c.number))
 		writeFile(t, dir, c.dir()+"/doc.go", "// Package controller is the Redis operator as of chapter "+n+
 			", \""+c.slug+"\": it does\n// thing "+n+".\n//\n// More.\npackage controller\n", 0o644)
-		writeFile(t, dir, c.dir()+"/redis_controller.go", "package controller\n\n// N is the chapter.\nconst N = "+n+"\n", 0o644)
+		// Chapter 1 is wired as chapters 1 to 6 are, chapter 2 as chapter 7
+		// is, with a cache and the concurrency.
+		setup := "func (r *RedisReconciler) SetupWithManager(mgr ctrl.Manager) error { return nil }\n"
+		if c.number == 2 {
+			setup = "func (r *RedisReconciler) SetupWithManager(mgr ctrl.Manager, n int) error { return nil }\n\n" +
+				"func CacheOptions() cache.Options { return cache.Options{} }\n"
+		}
+		writeFile(t, dir, c.dir()+"/redis_controller.go", "package controller\n\n// N is the chapter.\nconst N = "+n+"\n\n"+setup, 0o644)
 		writeFile(t, dir, c.dir()+"/role.yaml", "rules: "+n+"\n", 0o644)
 		writeFile(t, dir, c.dir()+"/README.md", "# Chapter "+n+": "+c.slug+"\n\n[Chapter 1](../01-one/README.md), [code](redis_controller.go).\n", 0o644)
 		suite := "tests/chapter0" + n
@@ -124,6 +131,14 @@ func TestMakeBranches(t *testing.T) {
 			t.Errorf("chapter/02-two has %s:\n%s", gone, tree)
 		}
 	}
+	for branch, want := range map[string]string{
+		one: "if err := controller.NewRedisReconciler(mgr).SetupWithManager(mgr); err != nil {",
+		two: "mgrOptions.Cache = controller.CacheOptions()",
+	} {
+		if main := git(t, dir, "show", branch+":cmd/main.go"); !strings.Contains(main, want) {
+			t.Errorf("cmd/main.go lacks %q:\n%s", want, main)
+		}
+	}
 	if got := git(t, dir, "show", two+":config/rbac/role.yaml"); got != "rules: 2" {
 		t.Errorf("chapter/02-two's role is %q, want chapter 2's", got)
 	}
@@ -169,7 +184,7 @@ func TestMakeBranches(t *testing.T) {
 	}
 
 	// A change to chapter 2 moves its branch only.
-	commitChange(t, dir, "chapters/02-two/redis_controller.go", "package controller\n\n// N is chapter two.\nconst N = 2\n")
+	commitChange(t, dir, "chapters/02-two/role.yaml", "rules: two\n")
 	lines, err = makeBranches(t.Context(), &repo{dir: dir}, "HEAD")
 	if err != nil {
 		t.Fatal(err)

@@ -212,7 +212,10 @@ func transform(bp string, data []byte, s *source, c chapter, fw *frameworkRewrit
 	}
 	switch dir := path.Dir(bp); {
 	case bp == "cmd/main.go":
-		data, err = operatorMain(data, s.module, c)
+		var w wiring
+		if w, err = chapterWiring(s, c); err == nil {
+			data, err = operatorMain(data, s.module, c, w)
+		}
 	case dir == "internal/controller":
 		data, err = renamePackage(data, "controller")
 	case dir == "test/e2e":

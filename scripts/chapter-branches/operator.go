@@ -57,12 +57,61 @@ const (
 
 // registryNames are the identifiers of the course's chapter registry.
 // After the rules of operatorMain, none may be left in cmd/main.go.
-var registryNames = []string{"chapters", "chapterSetup", "findChapter", "latest"}
+var registryNames = []string{"chapters", "chapterSetup", "findChapter", "latest", "checkConcurrency"}
+
+// wiring is what a chapter's controller package asks of cmd/main.go, read
+// from its source (see chapterWiring).
+type wiring struct {
+	// cache: the package has CacheOptions, the manager's cache options.
+	cache bool
+	// concurrent: its SetupWithManager takes the value of
+	// --max-concurrent-reconciles.
+	concurrent bool
+}
+
+// chapterWiring reads chapter c's package (its non-test Go files) for
+// func CacheOptions and for the parameters of SetupWithManager.
+func chapterWiring(s *source, c chapter) (wiring, error) {
+	var w wiring
+	setups := 0
+	dir := "chapters/" + c.name() + "/"
+	for p := range s.files {
+		rest, ok := strings.CutPrefix(p, dir)
+		if !ok || strings.Contains(rest, "/") || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			continue
+		}
+		data, err := s.read(p)
+		if err != nil {
+			return w, err
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, data, parser.SkipObjectResolution)
+		if err != nil {
+			return w, err
+		}
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok {
+				continue
+			}
+			switch {
+			case fn.Recv == nil && fn.Name.Name == "CacheOptions":
+				w.cache = true
+			case fn.Recv != nil && fn.Name.Name == "SetupWithManager":
+				setups++
+				w.concurrent = fn.Type.Params.NumFields() == 2
+			}
+		}
+	}
+	if setups != 1 {
+		return w, fmt.Errorf("%s: found func (*RedisReconciler) SetupWithManager %d times, want once", dir, setups)
+	}
+	return w, nil
+}
 
 // operatorMain returns chapter c's cmd/main.go, made from the course's
 // operator/main.go. Each rule matches once at most, the ones that wire the
 // chapter in must match, and no use of the registry may be left over.
-func operatorMain(src []byte, module string, c chapter) ([]byte, error) {
+func operatorMain(src []byte, module string, c chapter, w wiring) ([]byte, error) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "operator/main.go", src, parser.ParseComments)
 	if err != nil {
@@ -96,9 +145,24 @@ func operatorMain(src []byte, module string, c chapter) ([]byte, error) {
 		switch fn.Name.Name {
 		case "findChapter":
 			r.replace("func findChapter", fn, checkChapterFunc)
+		case "checkConcurrency":
+			r.delete("func checkConcurrency", fn)
 		case "run":
 			for i, stmt := range fn.Body.List {
 				switch {
+				case isAssignTo(stmt, "maxConcurrentReconciles"):
+					if !w.concurrent {
+						r.delete("maxConcurrentReconciles := flag.Int(...)", stmt)
+					}
+				case isIfCallOf(stmt, "checkConcurrency"):
+					// if err := checkConcurrency(ch, *n); err != nil {
+					n := text(stmt.(*ast.IfStmt).Init.(*ast.AssignStmt).Rhs[0].(*ast.CallExpr).Args[1])
+					if w.concurrent {
+						r.replace("if err := checkConcurrency(...)", stmt, fmt.Sprintf(
+							"if %[1]s < 1 {\n\t\treturn fmt.Errorf(\"--max-concurrent-reconciles must be at least 1, got %%d\", %[1]s)\n\t}", n))
+					} else {
+						r.delete("if err := checkConcurrency(...)", stmt)
+					}
 				case isAssignTo(stmt, "latest"):
 					r.delete("latest := <the last chapter>", stmt)
 				case isAssignTo(stmt, "flag.Usage"):
@@ -128,6 +192,23 @@ func operatorMain(src []byte, module string, c chapter) ([]byte, error) {
 	if chapterVar == "" {
 		return nil, fmt.Errorf("operator/main.go: no `ch, err := findChapter(chapter)` in run")
 	}
+	// if ch.cache != nil { opts.Cache = ch.cache() }
+	ast.Inspect(f, func(n ast.Node) bool {
+		stmt, ok := n.(*ast.IfStmt)
+		if !ok || stmt.Init != nil || text(stmt.Cond) != chapterVar+".cache != nil" {
+			return true
+		}
+		if !w.cache {
+			r.delete("if ch.cache != nil", stmt)
+			return false
+		}
+		set, ok := stmt.Body.List[0].(*ast.AssignStmt)
+		if len(stmt.Body.List) != 1 || !ok {
+			return true // left for leftovers to report
+		}
+		r.replace("if ch.cache != nil", stmt, text(set.Lhs[0])+" = controller.CacheOptions()")
+		return false
+	})
 	// The chosen chapter's fields and setup call become this chapter's.
 	ast.Inspect(f, func(n ast.Node) bool {
 		if n == nil || r.covered(n) {
@@ -135,9 +216,12 @@ func operatorMain(src []byte, module string, c chapter) ([]byte, error) {
 		}
 		switch n := n.(type) {
 		case *ast.CallExpr:
-			if isSelector(n.Fun, chapterVar, "setup") && len(n.Args) == 1 {
-				mgr := text(n.Args[0])
-				r.replace("ch.setup(mgr)", n, fmt.Sprintf("controller.NewRedisReconciler(%s).SetupWithManager(%s)", mgr, mgr))
+			if isSelector(n.Fun, chapterVar, "setup") && len(n.Args) == 2 {
+				args := text(n.Args[0])
+				if w.concurrent {
+					args += ", " + text(n.Args[1])
+				}
+				r.replace("ch.setup(mgr, n)", n, fmt.Sprintf("controller.NewRedisReconciler(%s).SetupWithManager(%s)", text(n.Args[0]), args))
 				return false
 			}
 		case *ast.SelectorExpr:
@@ -153,7 +237,8 @@ func operatorMain(src []byte, module string, c chapter) ([]byte, error) {
 	if err := r.leftovers(f, append(slices.Clone(registryNames), chapterVar)); err != nil {
 		return nil, err
 	}
-	out, err := r.apply("func findChapter", "ch, err := findChapter(chapter); if err != nil", "ch.setup(mgr)", `flag.IntVar(..., "chapter", ...)`)
+	out, err := r.apply("func findChapter", "ch, err := findChapter(chapter); if err != nil", "ch.setup(mgr, n)", `flag.IntVar(..., "chapter", ...)`,
+		"func checkConcurrency", "if err := checkConcurrency(...)", "if ch.cache != nil")
 	if err != nil {
 		return nil, fmt.Errorf("operator/main.go: %w", err)
 	}
@@ -264,6 +349,24 @@ func isFlagVar(stmt ast.Stmt, name string) bool {
 	lit, isLit := call.Args[1].(*ast.BasicLit)
 	return ok && isSelector(sel, "flag", sel.Sel.Name) && strings.HasSuffix(sel.Sel.Name, "Var") &&
 		isLit && lit.Value == `"`+name+`"`
+}
+
+// isIfCallOf reports whether stmt is `if err := fn(...); ...`.
+func isIfCallOf(stmt ast.Stmt, fn string) bool {
+	s, ok := stmt.(*ast.IfStmt)
+	if !ok {
+		return false
+	}
+	a, ok := s.Init.(*ast.AssignStmt)
+	if !ok || len(a.Rhs) != 1 {
+		return false
+	}
+	call, ok := a.Rhs[0].(*ast.CallExpr)
+	if !ok || len(call.Args) != 2 {
+		return false
+	}
+	id, ok := call.Fun.(*ast.Ident)
+	return ok && id.Name == fn
 }
 
 // isCallOf reports whether stmt is `a, b := fn(x)`.

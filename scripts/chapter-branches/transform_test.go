@@ -111,7 +111,7 @@ func readCourse(t *testing.T, p string) []byte {
 // TestOperatorMain runs the rules on the course's operator/main.go: when
 // that file changes shape, this test says which rule no longer applies.
 func TestOperatorMain(t *testing.T) {
-	got, err := operatorMain(readCourse(t, "operator/main.go"), module, ch3)
+	got, err := operatorMain(readCourse(t, "operator/main.go"), module, ch3, wiring{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestOperatorMain(t *testing.T) {
 			t.Errorf("cmd/main.go lacks %q", want)
 		}
 	}
-	for _, name := range append(registryNames, "findChapter(", "ch.") {
+	for _, name := range append(registryNames, "findChapter(", "ch.", "maxConcurrentReconciles", "Cache") {
 		if strings.Contains(string(got), name) {
 			t.Errorf("cmd/main.go still mentions %q", name)
 		}
@@ -142,17 +142,42 @@ func TestOperatorMain(t *testing.T) {
 	}
 }
 
+// TestOperatorMainWiresTheCacheAndConcurrency: a chapter whose package has
+// CacheOptions and whose SetupWithManager takes the concurrency gets both
+// in cmd/main.go, and the flag is checked without the registry.
+func TestOperatorMainWiresTheCacheAndConcurrency(t *testing.T) {
+	got, err := operatorMain(readCourse(t, "operator/main.go"), module, chapter{number: 7, slug: "idiomatic"}, wiring{cache: true, concurrent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`maxConcurrentReconciles := flag.Int("max-concurrent-reconciles", `,
+		"if *maxConcurrentReconciles < 1 {",
+		"mgrOptions.Cache = controller.CacheOptions()\n",
+		"if err := controller.NewRedisReconciler(mgr).SetupWithManager(mgr, *maxConcurrentReconciles); err != nil {",
+	} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("cmd/main.go lacks %q", want)
+		}
+	}
+	for _, name := range append(registryNames, "ch.") {
+		if strings.Contains(string(got), name) {
+			t.Errorf("cmd/main.go still mentions %q", name)
+		}
+	}
+}
+
 func TestOperatorMainNeedsTheSetupCall(t *testing.T) {
-	src := strings.Replace(string(readCourse(t, "operator/main.go")), "ch.setup(mgr)", "error(nil)", 1)
-	_, err := operatorMain([]byte(src), module, ch3)
-	if err == nil || !strings.Contains(err.Error(), `"ch.setup(mgr)" matched nothing`) {
+	src := strings.Replace(string(readCourse(t, "operator/main.go")), "ch.setup(mgr, *maxConcurrentReconciles)", "error(nil)", 1)
+	_, err := operatorMain([]byte(src), module, ch3, wiring{})
+	if err == nil || !strings.Contains(err.Error(), `"ch.setup(mgr, n)" matched nothing`) {
 		t.Errorf("error = %v, want one that names the rule", err)
 	}
 }
 
 func TestOperatorMainRefusesAnUnknownUseOfTheRegistry(t *testing.T) {
 	src := string(readCourse(t, "operator/main.go")) + "\nfunc count() int { return len(chapters) }\n"
-	_, err := operatorMain([]byte(src), module, ch3)
+	_, err := operatorMain([]byte(src), module, ch3, wiring{})
 	if err == nil || !strings.Contains(err.Error(), "chapters is used where scripts/chapter-branches has no rule for it") {
 		t.Errorf("error = %v, want one that names the unknown use", err)
 	}

@@ -210,8 +210,17 @@ func (o *Operator) WriteRequests(ctx context.Context) (float64, error) {
 	})
 }
 
-// counterSum sums the counter family's samples that have a label for
-// which match is true.
+// MaxConcurrentReconciles reads the gauge
+// controller_runtime_max_concurrent_reconciles of the "redis" controller:
+// how many workers take Redis objects off its workqueue.
+func (o *Operator) MaxConcurrentReconciles(ctx context.Context) (float64, error) {
+	return o.counterSum(ctx, "controller_runtime_max_concurrent_reconciles", func(name, value string) bool {
+		return name == "controller" && value == "redis"
+	})
+}
+
+// counterSum sums the samples of the family (a counter or a gauge) that
+// have a label for which match is true.
 func (o *Operator) counterSum(ctx context.Context, family string, match func(name, value string) bool) (float64, error) {
 	if o.Chapter == 0 {
 		return 0, fmt.Errorf("no operator runs (chapter 0)")
@@ -234,7 +243,7 @@ func (o *Operator) counterSum(ctx context.Context, family string, match func(nam
 	for _, m := range f.GetMetric() {
 		for _, l := range m.GetLabel() {
 			if match(l.GetName(), l.GetValue()) {
-				total += m.GetCounter().GetValue()
+				total += m.GetCounter().GetValue() + m.GetGauge().GetValue()
 			}
 		}
 	}

@@ -1,0 +1,543 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	myappv1 "example.com/redis-operator/api/v1"
+)
+
+// Event reasons. They are part of the operator's interface: users filter
+// `kubectl get events` by them, so they never change once published.
+const (
+	// ReasonSuccessfulCreate is a Normal event: a pod was created, for the
+	// first time or again. (Chapters 5 and 6 said SuccessfulRebuild for a
+	// recorded pod created again; without records there is no telling, and
+	// the StatefulSet controller does not tell either.)
+	ReasonSuccessfulCreate = "SuccessfulCreate"
+	// ReasonFailedCreate is a Warning event: the API server refused a pod.
+	ReasonFailedCreate = "FailedCreate"
+	// ReasonSuccessfulDelete is a Normal event: a pod was deleted, because
+	// its Redis is being deleted, was scaled down, or the pod ended.
+	ReasonSuccessfulDelete = "SuccessfulDelete"
+	// ReasonErrResourceExists is a Warning event: a pod with the name the
+	// Redis needs exists but is not controlled by it, so it is left alone.
+	ReasonErrResourceExists = "ErrResourceExists"
+)
+
+// Condition types of a Redis' status, and their reasons. Like event
+// reasons, they are an interface: people and tools wait on them.
+const (
+	// ConditionAvailable is True when every desired pod exists and is Ready.
+	ConditionAvailable = "Available"
+	// ConditionProgressing is True while pods are being created, deleted or
+	// waited for.
+	ConditionProgressing = "Progressing"
+
+	// ReasonAllPodsReady: Available, every desired pod is Ready.
+	ReasonAllPodsReady = "AllPodsReady"
+	// ReasonPodsNotReady: not Available, some desired pods are missing or not Ready.
+	ReasonPodsNotReady = "PodsNotReady"
+	// ReasonCreatingPods: Progressing, fewer pods exist than desired.
+	ReasonCreatingPods = "CreatingPods"
+	// ReasonDeletingPods: Progressing, more pods exist than desired.
+	ReasonDeletingPods = "DeletingPods"
+	// ReasonWaitingForReadiness: Progressing, the pods exist, some are not Ready yet.
+	ReasonWaitingForReadiness = "WaitingForReadiness"
+	// ReasonComplete: not Progressing, the pods match the spec.
+	ReasonComplete = "Complete"
+)
+
+// LegacyFinalizerPrefix starts the finalizers that chapters 2 to 6 put on
+// a Redis, one per pod: "myapp.example.com/<pod name>". This chapter puts
+// none, and removes those it finds (see removeLegacyFinalizers).
+const LegacyFinalizerPrefix = myappv1.GroupName + "/"
+
+// Labels put on every pod, so that `kubectl get pods -l` finds a Redis' pods.
+const (
+	// LabelName is the well-known label for the application's name.
+	LabelName = "app.kubernetes.io/name"
+	// LabelInstance names the Redis a pod belongs to.
+	LabelInstance = "app.kubernetes.io/instance"
+	// LabelManagedBy names the operator, so people know who creates these
+	// pods; the operator's cache holds only the pods that carry it.
+	LabelManagedBy = "app.kubernetes.io/managed-by"
+	// ManagedBy is LabelManagedBy's value.
+	ManagedBy = "redis-operator"
+)
+
+// RedisReconciler makes the pods of a Redis match its spec and reports
+// what it sees in the Redis' status.
+type RedisReconciler struct {
+	client.Client
+	// APIReader reads from the API server, not the cache. It is used only
+	// when the cache is known to be behind.
+	APIReader client.Reader
+	Scheme    *runtime.Scheme
+	Recorder  events.EventRecorder
+}
+
+// The finalizers subresource is not for finalizers of the Redis' own: the
+// API server requires update on it to set blockOwnerDeletion in a pod's
+// owner reference to a Redis.
+// +kubebuilder:rbac:groups=myapp.example.com,resources=redis,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=myapp.example.com,resources=redis/status,verbs=patch
+// +kubebuilder:rbac:groups=myapp.example.com,resources=redis/finalizers,verbs=update
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// Reconcile reads a Redis and makes its pods match the spec: it creates the
+// missing ones, deletes those above spec.replicas and replaces those that
+// ended, then writes what it saw into the status. It keeps no record of
+// its own: what it needs to know, it reads from the pods. Deleting a Redis
+// needs nothing from it, as the garbage collector deletes the pods that
+// the Redis owns.
+func (r *RedisReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	redis := &myappv1.Redis{}
+	if err := r.Get(ctx, req.NamespacedName, redis); err != nil {
+		// Not found means the Redis is gone and there is nothing left to do;
+		// any other error is returned so the request is retried with backoff.
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if err := r.removeLegacyFinalizers(ctx, redis); err != nil {
+		return ctrl.Result{}, err
+	}
+	if !redis.DeletionTimestamp.IsZero() {
+		// The garbage collector deletes the pods once the Redis is gone; a
+		// pod created now would only be deleted with them.
+		return ctrl.Result{}, nil
+	}
+	return r.reconcileNormal(ctx, redis)
+}
+
+// removeLegacyFinalizers removes, in one patch, the per-pod finalizers
+// that chapters 2 to 6 put on a Redis, so that a cluster upgraded from
+// chapter 6 does not keep Redis objects that nothing will ever let go.
+// They had one job, to make the operator delete the pods before the Redis
+// went, and the owner references do that job without the operator. Only
+// finalizers that name one of this Redis' pods are removed: another
+// controller's finalizer is its business.
+func (r *RedisReconciler) removeLegacyFinalizers(ctx context.Context, redis *myappv1.Redis) error {
+	kept := slices.DeleteFunc(slices.Clone(redis.Finalizers), func(f string) bool {
+		return isLegacyPodFinalizer(redis, f)
+	})
+	if len(kept) == len(redis.Finalizers) {
+		return nil
+	}
+	base := redis.DeepCopy()
+	redis.Finalizers = kept
+	ctrl.LoggerFrom(ctx).Info("Removing the per-pod finalizers of an earlier version", "removed", len(base.Finalizers)-len(kept))
+	// The optimistic lock makes the patch fail on a stale Redis instead
+	// of overwriting a finalizer someone added meanwhile; the retry reads
+	// again.
+	if err := r.Patch(ctx, redis, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	return nil
+}
+
+// isLegacyPodFinalizer reports whether finalizer is "myapp.example.com/<redis>-<ordinal>".
+func isLegacyPodFinalizer(redis *myappv1.Redis, finalizer string) bool {
+	name, ok := strings.CutPrefix(finalizer, LegacyFinalizerPrefix)
+	return ok && ordinal(redis, name) >= 0
+}
+
+// reconcileNormal makes the pods <name>-0 to <name>-(replicas-1) exist,
+// deletes the pods above spec.replicas (the highest first), deletes pods
+// that ended so that they are created again, and updates the status.
+func (r *RedisReconciler) reconcileNormal(ctx context.Context, redis *myappv1.Redis) (ctrl.Result, error) {
+	pods, err := r.ownPods(ctx, redis)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	var errs []error
+
+	for _, name := range excessPods(redis, pods) {
+		if err := r.deletePod(ctx, redis, name, fmt.Sprintf("scaled down to %d", redis.Spec.Replicas)); err != nil {
+			errs = append(errs, err)
+		}
+	}
+
+	for _, pod := range pods {
+		if ordinal(redis, pod.Name) < redis.Spec.Replicas && podEnded(&pod) && pod.DeletionTimestamp.IsZero() {
+			// Its delete event brings us back to create it again, as the
+			// StatefulSet controller replaces a failed pod.
+			if err := r.deletePod(ctx, redis, pod.Name, fmt.Sprintf("it ended (phase %s)", pod.Status.Phase)); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+
+	for i := int32(0); i < redis.Spec.Replicas; i++ {
+		// One pod that cannot be created does not hold up the others.
+		if err := r.ensurePod(ctx, redis, PodName(redis, i)); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := r.updateStatus(ctx, redis, pods); err != nil {
+		errs = append(errs, err)
+	}
+	return ctrl.Result{}, errors.Join(errs...)
+}
+
+// ownPods lists, from the cache, the pods this Redis controls.
+func (r *RedisReconciler) ownPods(ctx context.Context, redis *myappv1.Redis) ([]corev1.Pod, error) {
+	list := &corev1.PodList{}
+	if err := r.List(ctx, list, client.InNamespace(redis.Namespace), client.MatchingLabels(selectorLabels(redis))); err != nil {
+		return nil, fmt.Errorf("listing the pods of Redis %s: %w", redis.Name, err)
+	}
+	pods := slices.DeleteFunc(list.Items, func(p corev1.Pod) bool { return !metav1.IsControlledBy(&p, redis) })
+	return pods, nil
+}
+
+// excessPods returns the names of the pods above spec.replicas, highest
+// ordinal first: a scale-down removes the newest pods first, as a
+// StatefulSet's does. A pod created a moment ago that the cache has not
+// seen yet is not among them; its create event brings the Redis back.
+func excessPods(redis *myappv1.Redis, pods []corev1.Pod) []string {
+	var excess []string
+	for _, p := range pods {
+		if ordinal(redis, p.Name) >= redis.Spec.Replicas {
+			excess = append(excess, p.Name)
+		}
+	}
+	slices.SortFunc(excess, func(a, b string) int { return int(ordinal(redis, b) - ordinal(redis, a)) })
+	return excess
+}
+
+// ordinal is the index in a pod name <redis>-<index>, or -1 for a name
+// of another form.
+func ordinal(redis *myappv1.Redis, podName string) int32 {
+	rest, ok := strings.CutPrefix(podName, redis.Name+"-")
+	if !ok {
+		return -1
+	}
+	i, err := strconv.ParseInt(rest, 10, 32)
+	if err != nil || strconv.FormatInt(i, 10) != rest {
+		return -1
+	}
+	return int32(i)
+}
+
+// podEnded reports whether all of a pod's containers have stopped for good:
+// an evicted pod, for example, is Failed and never runs again.
+func podEnded(pod *corev1.Pod) bool {
+	return pod.Status.Phase == corev1.PodFailed || pod.Status.Phase == corev1.PodSucceeded
+}
+
+// podReady reports whether a pod's Ready condition is True.
+func podReady(pod *corev1.Pod) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// updateStatus writes what pods (as the cache showed them at the start of
+// the reconcile) say into the Redis' status, only when that changes it: a
+// Redis whose pods do not change causes no write. The pods this reconcile
+// created or deleted show up in the status when their events bring the
+// Redis back.
+func (r *RedisReconciler) updateStatus(ctx context.Context, redis *myappv1.Redis, pods []corev1.Pod) error {
+	desired := redis.Spec.Replicas
+	// ready counts all Ready pods, for status.readyReplicas; readyDesired
+	// only those below spec.replicas, which are the ones Available is about
+	// (a pod a scale-down is about to delete does not make up for one that
+	// is not Ready).
+	var existing, ready, readyDesired int32
+	for _, p := range pods {
+		if !p.DeletionTimestamp.IsZero() {
+			continue
+		}
+		existing++
+		if podReady(&p) {
+			ready++
+			if ordinal(redis, p.Name) < desired {
+				readyDesired++
+			}
+		}
+	}
+	status := redis.Status.DeepCopy()
+	status.Replicas = existing
+	status.ReadyReplicas = ready
+	status.ObservedGeneration = redis.Generation
+	status.Selector = labels.SelectorFromSet(selectorLabels(redis)).String()
+
+	available := metav1.Condition{Type: ConditionAvailable, Status: metav1.ConditionTrue, Reason: ReasonAllPodsReady,
+		Message: fmt.Sprintf("All %d pods are ready", desired)}
+	if readyDesired < desired {
+		available.Status, available.Reason = metav1.ConditionFalse, ReasonPodsNotReady
+		available.Message = fmt.Sprintf("%d of %d pods are ready; `kubectl describe redis %s` shows the events", readyDesired, desired, redis.Name)
+	}
+	progressing := metav1.Condition{Type: ConditionProgressing, Status: metav1.ConditionTrue}
+	switch {
+	case existing < desired:
+		progressing.Reason = ReasonCreatingPods
+		progressing.Message = fmt.Sprintf("%d of %d pods exist", existing, desired)
+	case existing > desired:
+		progressing.Reason = ReasonDeletingPods
+		progressing.Message = fmt.Sprintf("%d pods exist, %d desired", existing, desired)
+	case readyDesired < desired:
+		progressing.Reason = ReasonWaitingForReadiness
+		progressing.Message = fmt.Sprintf("%d of %d pods are ready", readyDesired, desired)
+	default:
+		progressing.Status, progressing.Reason = metav1.ConditionFalse, ReasonComplete
+		progressing.Message = fmt.Sprintf("All %d pods exist and are ready", desired)
+	}
+	for _, c := range []metav1.Condition{available, progressing} {
+		c.ObservedGeneration = redis.Generation
+		meta.SetStatusCondition(&status.Conditions, c)
+	}
+
+	if equality.Semantic.DeepEqual(status, &redis.Status) {
+		return nil
+	}
+	base := redis.DeepCopy()
+	redis.Status = *status
+	if err := r.Status().Patch(ctx, redis, client.MergeFrom(base)); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("updating the status: %w", err)
+	}
+	return nil
+}
+
+// deletePod deletes the named pod if the Redis controls it; why says why,
+// in the event. It returns nil once the pod is gone or going. A pod that
+// took the name after ours was deleted is someone else's: it is left
+// alone, with a Warning event. The UID precondition makes the API server
+// refuse the delete if the pod was replaced after it was read; the retry
+// reads again.
+func (r *RedisReconciler) deletePod(ctx context.Context, redis *myappv1.Redis, name, why string) error {
+	log := ctrl.LoggerFrom(ctx)
+	key := types.NamespacedName{Namespace: redis.Namespace, Name: name}
+	pod := &corev1.Pod{}
+	err := r.Get(ctx, key, pod)
+	if apierrors.IsNotFound(err) {
+		err = r.APIReader.Get(ctx, key, pod)
+	}
+	if err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	if !metav1.IsControlledBy(pod, redis) {
+		r.Recorder.Eventf(redis, pod, corev1.EventTypeWarning, ReasonErrResourceExists, "DeletePod",
+			"Pod %s is not controlled by this Redis; it is left alone", name)
+		return nil
+	}
+	if !pod.DeletionTimestamp.IsZero() {
+		return nil
+	}
+	log.Info("Deleting pod", "Pod", klog.KObj(pod), "why", why)
+	if err := r.Delete(ctx, pod, client.Preconditions{UID: &pod.UID}); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("deleting pod %s: %w", name, err)
+	}
+	r.Recorder.Eventf(redis, pod, corev1.EventTypeNormal, ReasonSuccessfulDelete, "DeletePod",
+		"Deleted pod %s: %s", name, why)
+	return nil
+}
+
+// ensurePod creates the named pod unless it exists. The name is
+// deterministic, so the API server refuses a second pod of that name with
+// AlreadyExists: when the cache has not yet seen a pod created a moment
+// ago, or does not hold a pod because it lacks the managed-by label, a
+// reconcile cannot create it twice.
+func (r *RedisReconciler) ensurePod(ctx context.Context, redis *myappv1.Redis, name string) error {
+	log := ctrl.LoggerFrom(ctx)
+
+	existing := &corev1.Pod{}
+	err := r.Get(ctx, types.NamespacedName{Namespace: redis.Namespace, Name: name}, existing)
+	if err == nil {
+		if !metav1.IsControlledBy(existing, redis) {
+			// Never adopt what we do not control: it may be someone else's.
+			r.Recorder.Eventf(redis, existing, corev1.EventTypeWarning, ReasonErrResourceExists, "CreatePod",
+				"Pod %s already exists and is not controlled by this Redis", name)
+			return fmt.Errorf("pod %s exists and is not controlled by Redis %s", name, redis.Name)
+		}
+		if !existing.DeletionTimestamp.IsZero() {
+			// It is terminating; its delete event brings us back to create it.
+			log.V(1).Info("Waiting for pod to terminate before creating it again", "Pod", klog.KObj(existing))
+		}
+		return nil
+	}
+	if !apierrors.IsNotFound(err) {
+		return fmt.Errorf("getting pod %s: %w", name, err)
+	}
+
+	pod, err := r.newPod(redis, name)
+	if err != nil {
+		return err
+	}
+	log.Info("Creating pod", "Pod", klog.KObj(pod))
+	if err := r.Create(ctx, pod); err != nil {
+		if apierrors.IsAlreadyExists(err) {
+			// Our cache was behind: it had not seen a pod that exists. Ask
+			// the API server whose pod it is.
+			return r.checkExistingPod(ctx, redis, name)
+		}
+		if apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause) {
+			// The namespace is going, and the Redis with it: nothing to
+			// retry.
+			return nil
+		}
+		r.Recorder.Eventf(redis, nil, corev1.EventTypeWarning, ReasonFailedCreate, "CreatePod",
+			"Failed to create pod %s: %v", name, err)
+		return fmt.Errorf("creating pod %s: %w", name, err)
+	}
+	r.Recorder.Eventf(redis, pod, corev1.EventTypeNormal, ReasonSuccessfulCreate, "CreatePod",
+		"Created pod %s", name)
+	return nil
+}
+
+// checkExistingPod reads the named pod from the API server, bypassing the
+// cache, after a create found it already there. Usually it is the pod this
+// Redis created a moment ago, which the cache has not seen yet: nothing to
+// do, and nothing worth an error. A pod someone else controls (the cache
+// does not hold it when it lacks the managed-by label) gets the same
+// Warning as when the cache shows it.
+func (r *RedisReconciler) checkExistingPod(ctx context.Context, redis *myappv1.Redis, name string) error {
+	existing := &corev1.Pod{}
+	if err := r.APIReader.Get(ctx, types.NamespacedName{Namespace: redis.Namespace, Name: name}, existing); err != nil {
+		// Gone again already: the retry creates it.
+		return fmt.Errorf("reading pod %s after AlreadyExists: %w", name, err)
+	}
+	if !metav1.IsControlledBy(existing, redis) {
+		r.Recorder.Eventf(redis, existing, corev1.EventTypeWarning, ReasonErrResourceExists, "CreatePod",
+			"Pod %s already exists and is not controlled by this Redis", name)
+		return fmt.Errorf("pod %s exists and is not controlled by Redis %s", name, redis.Name)
+	}
+	ctrl.LoggerFrom(ctx).V(1).Info("Pod exists already; the cache was behind", "Pod", klog.KObj(existing))
+	return nil
+}
+
+// newPod builds the pod for one replica of a Redis, with a controller owner
+// reference to the Redis: the garbage collector deletes the pod when the
+// Redis is gone, and `kubectl get pod -o yaml` shows who manages it.
+func (r *RedisReconciler) newPod(redis *myappv1.Redis, name string) (*corev1.Pod, error) {
+	image := redis.Spec.Image
+	if image == "" {
+		image = myappv1.DefaultImage
+	}
+	podLabels := selectorLabels(redis)
+	podLabels[LabelManagedBy] = ManagedBy
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: redis.Namespace,
+			Name:      name,
+			Labels:    podLabels,
+		},
+		Spec: corev1.PodSpec{
+			Containers: []corev1.Container{{
+				Name:  "redis",
+				Image: image,
+				Ports: []corev1.ContainerPort{{Name: "redis", ContainerPort: 6379}},
+			}},
+		},
+	}
+	if err := controllerutil.SetControllerReference(redis, pod, r.Scheme); err != nil {
+		return nil, fmt.Errorf("setting the owner of pod %s: %w", name, err)
+	}
+	return pod, nil
+}
+
+// selectorLabels are the labels that select a Redis' pods (its status'
+// selector, for the scale subresource).
+func selectorLabels(redis *myappv1.Redis) map[string]string {
+	return map[string]string{LabelName: "redis", LabelInstance: redis.Name}
+}
+
+// PodName is the name of the pod with the given index: <redis>-<index>.
+func PodName(redis *myappv1.Redis, index int32) string {
+	return redis.Name + "-" + strconv.Itoa(int(index))
+}
+
+// NewRedisReconciler returns a reconciler that uses the manager's client,
+// API reader, scheme and event recorder.
+func NewRedisReconciler(mgr ctrl.Manager) *RedisReconciler {
+	return &RedisReconciler{
+		Client:    mgr.GetClient(),
+		APIReader: mgr.GetAPIReader(),
+		Scheme:    mgr.GetScheme(),
+		Recorder:  mgr.GetEventRecorder("redis-controller"),
+	}
+}
+
+// CacheOptions are the manager's cache options that this controller
+// needs: the cache holds only the pods that carry the operator's
+// managed-by label, which are the pods it creates. Without them, the
+// informer behind Owns lists and watches every pod in the cluster and
+// keeps each one in memory, for the few that matter. A pod outside the
+// cache is read from the API server where it matters (see ensurePod).
+func CacheOptions() cache.Options {
+	return cache.Options{ByObject: map[client.Object]cache.ByObject{
+		&corev1.Pod{}: {Label: labels.SelectorFromSet(labels.Set{LabelManagedBy: ManagedBy})},
+	}}
+}
+
+// SetupWithManager registers the reconciler with the manager, with up to
+// maxConcurrentReconciles Redis objects reconciled at once (one Redis is
+// never reconciled twice at once: the workqueue hands a key to one worker
+// at a time). It reconciles a Redis when
+//   - its generation changes (the spec, or the start of its deletion) or
+//     its labels or annotations do: not for status writes, the operator's
+//     own among them;
+//   - a pod it controls (Owns) is created or deleted, or changes in a way
+//     its status shows: Ready, phase, being deleted.
+//
+// A Redis is also reconciled once when the operator starts, and whenever
+// the cache resyncs.
+func (r *RedisReconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrentReconciles int) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&myappv1.Redis{}, builder.WithPredicates(predicate.Or(
+			predicate.GenerationChangedPredicate{},
+			predicate.LabelChangedPredicate{},
+			predicate.AnnotationChangedPredicate{},
+		))).
+		Owns(&corev1.Pod{}, builder.WithPredicates(PodStatusChanged())).
+		WithOptions(controller.Options{MaxConcurrentReconciles: maxConcurrentReconciles}).
+		Named("redis").
+		Complete(r)
+}
+
+// PodStatusChanged passes a pod's create and delete events, and its update
+// events when its readiness, its phase or whether it is being deleted
+// changed. Most pod updates (the kubelet's condition timestamps, an
+// annotation) change nothing that the Redis reports or acts on.
+func PodStatusChanged() predicate.Predicate {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			oldPod, ok1 := e.ObjectOld.(*corev1.Pod)
+			newPod, ok2 := e.ObjectNew.(*corev1.Pod)
+			if !ok1 || !ok2 {
+				return false
+			}
+			return podReady(oldPod) != podReady(newPod) || oldPod.Status.Phase != newPod.Status.Phase ||
+				oldPod.DeletionTimestamp.IsZero() != newPod.DeletionTimestamp.IsZero()
+		},
+	}
+}

@@ -1,0 +1,230 @@
+package chapter07
+
+import (
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	myappv1 "example.com/redis-operator/api/v1"
+	"example.com/redis-operator/tests/framework"
+)
+
+// The behaviour of chapters 5 and 6, unchanged.
+
+var _ = Describe("A pod deleted with kubectl", func() {
+	var ns string
+
+	BeforeEach(func(ctx SpecContext) {
+		ns = env.NewNamespace(ctx)
+		env.CreateRedis(ctx, ns, "cache", 3)
+	})
+
+	It("comes back with the same name, a new UID, and runs", func(ctx SpecContext) {
+		env.ExpectPodComesBack(ctx, ns)
+	})
+
+	DescribeTable("comes back also when deleted together with others, without a reconcile error",
+		func(ctx SpecContext, deleteArgs ...string) {
+			env.ExpectPodsComeBackTogether(ctx, ns, deleteArgs...)
+		},
+		Entry("by name", "delete", "pod", "cache-0", "cache-1", "cache-2"),
+		Entry("by label", "delete", "pods", "-l", "app.kubernetes.io/instance=cache"),
+		Entry("forced, without grace period", "delete", "pod", "cache-0", "cache-1", "cache-2", "--force", "--grace-period=0"),
+	)
+
+	It("comes back each time it is deleted", func(ctx SpecContext) {
+		env.ExpectPodComesBackEachTime(ctx, ns)
+	})
+
+	It("does not stop the Redis from being deleted, leaving nothing behind", func(ctx SpecContext) {
+		env.ExpectRedisDeletionLeavesNothing(ctx, ns)
+	})
+})
+
+var _ = Describe("kubectl scale", func() {
+	It("deletes the highest pods going down, and creates new ones going up", func(ctx SpecContext) {
+		ns := env.NewNamespace(ctx)
+		env.CreateRedis(ctx, ns, "cache", 3)
+		env.ExpectScaleDownAndUp(ctx, ns)
+	})
+})
+
+var _ = Describe("A Redis' status", func() {
+	var ns string
+
+	BeforeEach(func(ctx SpecContext) {
+		ns = env.NewNamespace(ctx)
+		env.CreateRedis(ctx, ns, "cache", 3)
+	})
+
+	It("counts the ready pods, is Available once all are, and shows in kubectl get", func(ctx SpecContext) {
+		env.ExpectStatusShowsReadyPods(ctx, ns)
+	})
+
+	It("follows a scale-down, and becomes Available again", func(ctx SpecContext) {
+		env.ExpectStatusFollowsScaleDown(ctx, ns)
+	})
+
+	It("is not written while nothing changes: reconciling a steady Redis sends no write", func(ctx SpecContext) {
+		env.ExpectNoWriteWhenSteady(ctx, ns)
+	})
+})
+
+var _ = Describe("A pod that ended (phase Failed, as after an eviction)", func() {
+	It("is replaced", func(ctx SpecContext) {
+		ns := env.NewNamespace(ctx)
+		env.CreateRedis(ctx, ns, "cache", 3)
+		env.ExpectEndedPodReplaced(ctx, ns)
+	})
+})
+
+var _ = Describe("A Redis", func() {
+	It("leaves alone, when deleted, a pod that took the name of one of its pods and that it does not control", func(ctx SpecContext) {
+		env.ExpectForeignPodSurvivesRedisDeletion(ctx, env.NewNamespace(ctx))
+	})
+})
+
+// What chapter 7 changes.
+
+// legacyFinalizers are the finalizers chapter 6 puts on Redis cache with
+// three pods.
+var legacyFinalizers = []string{
+	myappv1.GroupName + "/cache-0", myappv1.GroupName + "/cache-1", myappv1.GroupName + "/cache-2",
+}
+
+// addLegacyFinalizers gives Redis cache the finalizers chapter 6 would
+// have put on it, as if chapter 6's operator had run it, with one more of
+// another controller's that must stay. Whatever the spec's outcome, that
+// one is removed at the end, so that the namespace can go.
+func addLegacyFinalizers(ctx SpecContext, ns string) {
+	GinkgoHelper()
+	env.MustKubectl(ctx, "patch", "redis", "cache", "-n", ns, "--type=merge", "-p",
+		fmt.Sprintf(`{"metadata":{"finalizers":["%s","%s","%s","example.org/keep"]}}`,
+			legacyFinalizers[0], legacyFinalizers[1], legacyFinalizers[2]))
+	DeferCleanup(func(ctx SpecContext) {
+		// NotFound, once the spec has deleted the Redis, is fine.
+		_, _ = env.Kubectl.Run(ctx, "patch", "redis", "cache", "-n", ns, "--type=merge", "-p", `{"metadata":{"finalizers":null}}`)
+	})
+}
+
+var _ = Describe("A Redis, with chapter 7", func() {
+	var ns string
+
+	BeforeEach(func(ctx SpecContext) {
+		ns = env.NewNamespace(ctx)
+		env.CreateRedis(ctx, ns, "cache", 3)
+	})
+
+	It("carries no finalizer, and its pods go with it through the garbage collector", framework.Lesson, func(ctx SpecContext) {
+		env.SettledReconcileTotal(ctx, ns)
+		Expect(env.Finalizers(ctx, ns, "cache")).To(BeEmpty())
+
+		env.MustKubectl(ctx, "delete", "redis", "cache", "-n", ns, "--wait=false")
+		env.ExpectGone(ctx, &myappv1.Redis{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cache"}})
+		Eventually(env.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(BeEmpty())
+	})
+
+	It("left by chapter 6 with a finalizer per pod loses them, keeps its pods, and still deletes cleanly", framework.Lesson, func(ctx SpecContext) {
+		uids := env.PodUIDs(ctx, ns, "cache")
+		By("stopping the operator and putting chapter 6's finalizers on the Redis")
+		Expect(env.Operator.Stop()).To(Succeed())
+		addLegacyFinalizers(ctx, ns)
+		Expect(env.Operator.Start(ctx)).To(Succeed())
+
+		By("the operator removes the per-pod finalizers and no other")
+		Eventually(env.Finalizers).WithContext(ctx).WithArguments(ns, "cache").Should(Equal([]string{"example.org/keep"}))
+		env.SettledReconcileTotal(ctx, ns)
+		Expect(env.PodUIDs(ctx, ns, "cache")).To(Equal(uids), "a pod was replaced during the take-over")
+
+		By("deleting the Redis, and the other controller removing its finalizer")
+		env.MustKubectl(ctx, "delete", "redis", "cache", "-n", ns, "--wait=false")
+		env.MustKubectl(ctx, "patch", "redis", "cache", "-n", ns, "--type=json", "-p",
+			`[{"op":"test","path":"/metadata/finalizers","value":["example.org/keep"]},{"op":"remove","path":"/metadata/finalizers"}]`)
+		env.ExpectGone(ctx, &myappv1.Redis{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cache"}})
+		Eventually(env.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(BeEmpty())
+	})
+
+	It("deleted while it still carries chapter 6's finalizers does not stay in Terminating", func(ctx SpecContext) {
+		By("stopping the operator, putting chapter 6's finalizers on the Redis and deleting it")
+		Expect(env.Operator.Stop()).To(Succeed())
+		env.MustKubectl(ctx, "patch", "redis", "cache", "-n", ns, "--type=merge", "-p",
+			fmt.Sprintf(`{"metadata":{"finalizers":["%s","%s","%s"]}}`, legacyFinalizers[0], legacyFinalizers[1], legacyFinalizers[2]))
+		env.MustKubectl(ctx, "delete", "redis", "cache", "-n", ns, "--wait=false")
+		redis, err := env.Redis(ctx, ns, "cache")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(redis.DeletionTimestamp).NotTo(BeNil())
+
+		By("starting the operator: the Redis goes, and its pods with it")
+		Expect(env.Operator.Start(ctx)).To(Succeed())
+		env.ExpectGone(ctx, &myappv1.Redis{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cache"}})
+		Eventually(env.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(BeEmpty())
+	})
+
+	It("is reconciled a bounded number of times for a pod deleted and rebuilt", framework.Lesson, func(ctx SpecContext) {
+		env.ExpectAvailable(ctx, ns, "cache")
+		before := env.SettledReconcileTotal(ctx, ns)
+		uid := env.PodUIDs(ctx, ns, "cache")["cache-1"]
+
+		env.MustKubectl(ctx, "delete", "pod", "cache-1", "-n", ns)
+		env.ExpectRebuilt(ctx, ns, "cache-1", uid)
+		env.ExpectAvailable(ctx, ns, "cache")
+
+		reconciles := env.SettledReconcileTotal(ctx, ns) - before
+		GinkgoWriter.Printf("a pod deleted and rebuilt cost %v reconciles\n", reconciles)
+		Expect(reconciles).To(BeNumerically("<=", maxReconcilesPerRebuild))
+	})
+})
+
+// maxReconcilesPerRebuild bounds the reconciles of one pod's deletion and
+// rebuild: one for each pod event that the predicates let through (the old
+// pod starts terminating, stops being Ready, ends, goes; the new one is
+// created, runs, becomes Ready), none for the operator's status writes.
+const maxReconcilesPerRebuild = 7
+
+var _ = Describe("The operator, with chapter 7", func() {
+	It("reconciles up to 4 Redis objects at once, by default", framework.Lesson, func(ctx SpecContext) {
+		Expect(env.Operator.MaxConcurrentReconciles(ctx)).To(BeEquivalentTo(4))
+	})
+
+	It("does not cache or watch pods that it did not create", framework.Lesson, func(ctx SpecContext) {
+		ns := env.NewNamespace(ctx)
+		env.CreateRedis(ctx, ns, "cache", 1)
+		redis, err := env.Redis(ctx, ns, "cache")
+		Expect(err).NotTo(HaveOccurred())
+		before := env.SettledReconcileTotal(ctx, ns)
+
+		By("creating a pod without the operator's managed-by label that names the Redis as its controller")
+		// Were it in the cache, its create event would reach the
+		// controller (through Owns in chapter 7, the hand-written handler
+		// in chapter 6), and the Redis would be reconciled.
+		_, err = env.Apply(ctx, fmt.Sprintf(`apiVersion: v1
+kind: Pod
+metadata:
+  namespace: %s
+  name: stranger
+  ownerReferences:
+  - apiVersion: myapp.example.com/v1
+    kind: Redis
+    name: cache
+    uid: %s
+    controller: true
+spec:
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: main
+    image: %s
+`, ns, redis.UID, myappv1.DefaultImage))
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(func(g Gomega) corev1.PodPhase {
+			p, err := env.Pod(ctx, ns, "stranger")
+			g.Expect(err).NotTo(HaveOccurred())
+			return p.Status.Phase
+		}).WithContext(ctx).Should(Equal(corev1.PodRunning))
+		Consistently(env.Operator.ReconcileTotal).WithContext(ctx).WithTimeout(5*time.Second).
+			Should(Equal(before), "a pod without the managed-by label reached the controller")
+	})
+})
