@@ -1114,3 +1114,87 @@ func wantConditions(t *testing.T, status myappv1.RedisStatus, want ...string) {
 		t.Errorf("conditions = %q, want %q", got, want)
 	}
 }
+
+// TestReconcileRestoresTheLabelsOfItsPod: a pod the Redis controls whose
+// labels someone removed is out of the status (the selector's labels) or
+// out of the cache (the managed-by label). Reconcile puts them back, and
+// replaces nothing.
+func TestReconcileRestoresTheLabelsOfItsPod(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		removed string
+		// hidden: the cache does not hold the pod, as the manager's cache
+		// does not hold a pod without the managed-by label.
+		hidden bool
+	}{
+		{name: "the managed-by label, so that the cache does not hold it", removed: LabelManagedBy, hidden: true},
+		{name: "the instance label, so that the selector does not match it", removed: LabelInstance},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			pod := newTestPod(t, &RedisReconciler{}, testRedis())
+			pod.UID = "uid-ours"
+			delete(pod.Labels, tt.removed)
+			f := newFixture(t, redisWith(1), pod)
+			if tt.hidden {
+				f.r.Client = cacheWithout(f.api, "cache-0")
+			}
+			f.mustReconcile(t)
+
+			after := f.pods(t)
+			if got := after["cache-0"].Labels; !labelsInclude(got, podLabels(f.redis(t))) {
+				t.Errorf("labels = %v, want those of %v back", got, podLabels(f.redis(t)))
+			}
+			if len(after) != 1 || after["cache-0"].UID != "uid-ours" {
+				t.Errorf("pods = %v, want cache-0 the same object: the pod is not replaced", podNames(after))
+			}
+			if got := f.events(); len(got) != 0 {
+				t.Errorf("events = %q, want none", got)
+			}
+		})
+	}
+}
+
+// TestReconcileWritesTheStatusWhenTheCacheShowsAnOlderOne: the operator's
+// own status writes do not bring the Redis back, so the next reconcile
+// (for a pod event) may read the Redis from before the last write. A
+// status that returns to what that old Redis shows must still be written:
+// the API server has the newer one.
+func TestReconcileWritesTheStatusWhenTheCacheShowsAnOlderOne(t *testing.T) {
+	f := newFixture(t, redisWith(3))
+	f.mustReconcile(t)
+	f.mustReconcile(t)
+	setReady := func(name string, ready corev1.ConditionStatus) {
+		t.Helper()
+		pod := f.pods(t)[name]
+		pod.Status.Phase = corev1.PodRunning
+		pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: ready}}
+		if err := f.api.Status().Update(t.Context(), &pod); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"cache-0", "cache-1", "cache-2"} {
+		setReady(name, corev1.ConditionTrue)
+	}
+	f.mustReconcile(t)
+	before := f.redis(t) // Available, as the cache will keep showing it
+	wantConditions(t, before.Status, "Available=True AllPodsReady", "Progressing=False Complete")
+
+	setReady("cache-1", corev1.ConditionFalse)
+	f.mustReconcile(t)
+	wantConditions(t, f.redis(t).Status, "Available=False PodsNotReady", "Progressing=True WaitingForReadiness")
+
+	setReady("cache-1", corev1.ConditionTrue)
+	api := f.api
+	f.r.Client = interceptor.NewClient(api, interceptor.Funcs{
+		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			if redis, ok := obj.(*myappv1.Redis); ok {
+				before.DeepCopyInto(redis)
+				return nil
+			}
+			return c.Get(ctx, key, obj, opts...)
+		},
+	})
+	f.mustReconcile(t)
+
+	wantConditions(t, f.redis(t).Status, "Available=True AllPodsReady", "Progressing=False Complete")
+}

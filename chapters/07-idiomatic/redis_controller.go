@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -98,15 +100,28 @@ type RedisReconciler struct {
 	APIReader client.Reader
 	Scheme    *runtime.Scheme
 	Recorder  events.EventRecorder
+
+	// written holds, for each Redis, the status this operator last wrote
+	// (see updateStatus).
+	written sync.Map // types.NamespacedName -> writtenStatus
 }
 
-// The finalizers subresource is not for finalizers of the Redis' own: the
-// API server requires update on it to set blockOwnerDeletion in a pod's
-// owner reference to a Redis.
+// writtenStatus is a status written for the Redis of that UID.
+type writtenStatus struct {
+	uid    types.UID
+	status *myappv1.RedisStatus
+}
+
+// The finalizers subresource is not for finalizers of the Redis' own: with
+// the OwnerReferencesPermissionEnforcement admission plugin (on in the
+// course's clusters, as in hardened ones), the API server requires update
+// on it to set blockOwnerDeletion in a pod's owner reference to a Redis.
+// Patching pods restores the labels of a pod that lost them (see
+// checkExistingPod).
 // +kubebuilder:rbac:groups=myapp.example.com,resources=redis,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=myapp.example.com,resources=redis/status,verbs=patch
 // +kubebuilder:rbac:groups=myapp.example.com,resources=redis/finalizers,verbs=update
-// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile reads a Redis and makes its pods match the spec: it creates the
@@ -118,9 +133,13 @@ type RedisReconciler struct {
 func (r *RedisReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	redis := &myappv1.Redis{}
 	if err := r.Get(ctx, req.NamespacedName, redis); err != nil {
-		// Not found means the Redis is gone and there is nothing left to do;
-		// any other error is returned so the request is retried with backoff.
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+		if apierrors.IsNotFound(err) {
+			// The Redis is gone and there is nothing left to do.
+			r.written.Delete(req.NamespacedName)
+			return ctrl.Result{}, nil
+		}
+		// Any other error is returned so the request is retried with backoff.
+		return ctrl.Result{}, err
 	}
 	if err := r.removeLegacyFinalizers(ctx, redis); err != nil {
 		return ctrl.Result{}, err
@@ -137,7 +156,9 @@ func (r *RedisReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 // that chapters 2 to 6 put on a Redis, so that a cluster upgraded from
 // chapter 6 does not keep Redis objects that nothing will ever let go.
 // They had one job, to make the operator delete the pods before the Redis
-// went, and the owner references do that job without the operator. Only
+// went, and the owner references do that job without the operator.
+// (Chapter 2's pods have no owner reference: after an upgrade from chapter
+// 2, they stay when their Redis goes.) Only
 // finalizers that name one of this Redis' pods are removed: another
 // controller's finalizer is its business.
 func (r *RedisReconciler) removeLegacyFinalizers(ctx context.Context, redis *myappv1.Redis) error {
@@ -314,14 +335,33 @@ func (r *RedisReconciler) updateStatus(ctx context.Context, redis *myappv1.Redis
 		meta.SetStatusCondition(&status.Conditions, c)
 	}
 
-	if equality.Semantic.DeepEqual(status, &redis.Status) {
+	// What the API server has is the status this operator last wrote, not
+	// necessarily the one in the cache: the status write does not bring
+	// the Redis back (the predicates drop it), so a reconcile that comes
+	// right after a write, for a pod event, may read the Redis from before
+	// it. Compared with that, a status that returns to what it was before
+	// the write would look unchanged, and the written one would stay for
+	// good. So compare with, and patch from, what was written last.
+	key := client.ObjectKeyFromObject(redis)
+	current := &redis.Status
+	if w, ok := r.written.Load(key); ok && w.(writtenStatus).uid == redis.UID {
+		current = w.(writtenStatus).status
+	}
+	if equality.Semantic.DeepEqual(status, current) {
 		return nil
 	}
 	base := redis.DeepCopy()
+	base.Status = *current
 	redis.Status = *status
-	if err := r.Status().Patch(ctx, redis, client.MergeFrom(base)); client.IgnoreNotFound(err) != nil {
+	if err := r.Status().Patch(ctx, redis, client.MergeFrom(base)); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
 		return fmt.Errorf("updating the status: %w", err)
 	}
+	// The patch's answer is the status as the API server keeps it (times
+	// in whole seconds), which later reconciles compute from.
+	r.written.Store(key, writtenStatus{uid: redis.UID, status: redis.Status.DeepCopy()})
 	return nil
 }
 
@@ -382,6 +422,10 @@ func (r *RedisReconciler) ensurePod(ctx context.Context, redis *myappv1.Redis, n
 		if !existing.DeletionTimestamp.IsZero() {
 			// It is terminating; its delete event brings us back to create it.
 			log.V(1).Info("Waiting for pod to terminate before creating it again", "Pod", klog.KObj(existing))
+			return nil
+		}
+		if !labelsInclude(existing.Labels, podLabels(redis)) {
+			return r.restoreLabels(ctx, redis, existing)
 		}
 		return nil
 	}
@@ -431,8 +475,38 @@ func (r *RedisReconciler) checkExistingPod(ctx context.Context, redis *myappv1.R
 			"Pod %s already exists and is not controlled by this Redis", name)
 		return fmt.Errorf("pod %s exists and is not controlled by Redis %s", name, redis.Name)
 	}
+	if !labelsInclude(existing.Labels, podLabels(redis)) {
+		return r.restoreLabels(ctx, redis, existing)
+	}
 	ctrl.LoggerFrom(ctx).V(1).Info("Pod exists already; the cache was behind", "Pod", klog.KObj(existing))
 	return nil
+}
+
+// restoreLabels puts back the labels of a pod the Redis controls that
+// someone removed or changed. Without them the pod is out of the status and
+// out of reach of a scale-down: the status counts the pods that match the
+// selector, and the cache holds only those with the managed-by label.
+func (r *RedisReconciler) restoreLabels(ctx context.Context, redis *myappv1.Redis, pod *corev1.Pod) error {
+	ctrl.LoggerFrom(ctx).Info("Restoring the labels of pod", "Pod", klog.KObj(pod))
+	patch := client.MergeFrom(pod.DeepCopy())
+	if pod.Labels == nil {
+		pod.Labels = map[string]string{}
+	}
+	maps.Copy(pod.Labels, podLabels(redis))
+	if err := r.Patch(ctx, pod, patch); err != nil {
+		return fmt.Errorf("restoring the labels of pod %s: %w", pod.Name, err)
+	}
+	return nil
+}
+
+// labelsInclude reports whether have holds every label of want.
+func labelsInclude(have, want map[string]string) bool {
+	for k, v := range want {
+		if have[k] != v {
+			return false
+		}
+	}
+	return true
 }
 
 // newPod builds the pod for one replica of a Redis, with a controller owner
@@ -443,13 +517,11 @@ func (r *RedisReconciler) newPod(redis *myappv1.Redis, name string) (*corev1.Pod
 	if image == "" {
 		image = myappv1.DefaultImage
 	}
-	podLabels := selectorLabels(redis)
-	podLabels[LabelManagedBy] = ManagedBy
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace: redis.Namespace,
 			Name:      name,
-			Labels:    podLabels,
+			Labels:    podLabels(redis),
 		},
 		Spec: corev1.PodSpec{
 			Containers: []corev1.Container{{
@@ -463,6 +535,14 @@ func (r *RedisReconciler) newPod(redis *myappv1.Redis, name string) (*corev1.Pod
 		return nil, fmt.Errorf("setting the owner of pod %s: %w", name, err)
 	}
 	return pod, nil
+}
+
+// podLabels are the labels of a Redis' pods: the selector's, and the
+// managed-by label that the cache selects.
+func podLabels(redis *myappv1.Redis) map[string]string {
+	l := selectorLabels(redis)
+	l[LabelManagedBy] = ManagedBy
+	return l
 }
 
 // selectorLabels are the labels that select a Redis' pods (its status'
@@ -509,8 +589,10 @@ func CacheOptions() cache.Options {
 //   - a pod it controls (Owns) is created or deleted, or changes in a way
 //     its status shows: Ready, phase, being deleted.
 //
-// A Redis is also reconciled once when the operator starts, and whenever
-// the cache resyncs.
+// A Redis is also reconciled once when the operator starts (the first list
+// of the cache is a create event for each). Nothing else brings it back:
+// the cache's periodic resync (every 10 hours by default) sends update
+// events that change nothing, and the predicates drop them.
 func (r *RedisReconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrentReconciles int) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&myappv1.Redis{}, builder.WithPredicates(predicate.Or(
@@ -525,9 +607,11 @@ func (r *RedisReconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrentReconc
 }
 
 // PodStatusChanged passes a pod's create and delete events, and its update
-// events when its readiness, its phase or whether it is being deleted
-// changed. Most pod updates (the kubelet's condition timestamps, an
-// annotation) change nothing that the Redis reports or acts on.
+// events when its readiness, its phase, whether it is being deleted, or
+// its labels changed (a pod whose selector labels were edited drops out of
+// the Redis' status). Most pod updates (the kubelet's condition
+// timestamps, an annotation) change nothing that the Redis reports or acts
+// on.
 func PodStatusChanged() predicate.Predicate {
 	return predicate.Funcs{
 		UpdateFunc: func(e event.UpdateEvent) bool {
@@ -537,7 +621,8 @@ func PodStatusChanged() predicate.Predicate {
 				return false
 			}
 			return podReady(oldPod) != podReady(newPod) || oldPod.Status.Phase != newPod.Status.Phase ||
-				oldPod.DeletionTimestamp.IsZero() != newPod.DeletionTimestamp.IsZero()
+				oldPod.DeletionTimestamp.IsZero() != newPod.DeletionTimestamp.IsZero() ||
+				!maps.Equal(oldPod.Labels, newPod.Labels)
 		},
 	}
 }

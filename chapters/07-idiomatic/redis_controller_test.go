@@ -142,7 +142,7 @@ func TestPodStatusChanged(t *testing.T) {
 		{"not Ready before, not Ready now", running, notReady, false},
 		{"only a condition's timestamp", ready, readyProbedLater, false},
 		{"only an annotation", ready, annotated, false},
-		{"only a label", ready, relabelled, false},
+		{"a label", ready, relabelled, true},
 		{"still being deleted, with a shorter grace period", terminating, terminatingSooner, false},
 		{"no change at all", ready, ready.DeepCopy(), false},
 		{"a ConfigMap", configMap, changedConfigMap, false},

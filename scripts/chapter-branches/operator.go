@@ -202,9 +202,12 @@ func operatorMain(src []byte, module string, c chapter, w wiring) ([]byte, error
 			r.delete("if ch.cache != nil", stmt)
 			return false
 		}
-		set, ok := stmt.Body.List[0].(*ast.AssignStmt)
-		if len(stmt.Body.List) != 1 || !ok {
+		if len(stmt.Body.List) != 1 {
 			return true // left for leftovers to report
+		}
+		set, ok := stmt.Body.List[0].(*ast.AssignStmt)
+		if !ok {
+			return true
 		}
 		r.replace("if ch.cache != nil", stmt, text(set.Lhs[0])+" = controller.CacheOptions()")
 		return false

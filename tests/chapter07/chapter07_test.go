@@ -1,7 +1,9 @@
 package chapter07
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -97,14 +99,16 @@ var legacyFinalizers = []string{
 }
 
 // addLegacyFinalizers gives Redis cache the finalizers chapter 6 would
-// have put on it, as if chapter 6's operator had run it, with one more of
-// another controller's that must stay. Whatever the spec's outcome, that
-// one is removed at the end, so that the namespace can go.
-func addLegacyFinalizers(ctx SpecContext, ns string) {
+// have put on it, as if chapter 6's operator had run it, and the extra
+// ones (another controller's, which must stay). Whatever the spec's
+// outcome, the finalizers are removed at the end, so that the namespace
+// can go.
+func addLegacyFinalizers(ctx SpecContext, ns string, extra ...string) {
 	GinkgoHelper()
+	finalizers, err := json.Marshal(append(slices.Clone(legacyFinalizers), extra...))
+	Expect(err).NotTo(HaveOccurred())
 	env.MustKubectl(ctx, "patch", "redis", "cache", "-n", ns, "--type=merge", "-p",
-		fmt.Sprintf(`{"metadata":{"finalizers":["%s","%s","%s","example.org/keep"]}}`,
-			legacyFinalizers[0], legacyFinalizers[1], legacyFinalizers[2]))
+		fmt.Sprintf(`{"metadata":{"finalizers":%s}}`, finalizers))
 	DeferCleanup(func(ctx SpecContext) {
 		// NotFound, once the spec has deleted the Redis, is fine.
 		_, _ = env.Kubectl.Run(ctx, "patch", "redis", "cache", "-n", ns, "--type=merge", "-p", `{"metadata":{"finalizers":null}}`)
@@ -132,7 +136,7 @@ var _ = Describe("A Redis, with chapter 7", func() {
 		uids := env.PodUIDs(ctx, ns, "cache")
 		By("stopping the operator and putting chapter 6's finalizers on the Redis")
 		Expect(env.Operator.Stop()).To(Succeed())
-		addLegacyFinalizers(ctx, ns)
+		addLegacyFinalizers(ctx, ns, "example.org/keep")
 		Expect(env.Operator.Start(ctx)).To(Succeed())
 
 		By("the operator removes the per-pod finalizers and no other")
@@ -151,8 +155,7 @@ var _ = Describe("A Redis, with chapter 7", func() {
 	It("deleted while it still carries chapter 6's finalizers does not stay in Terminating", func(ctx SpecContext) {
 		By("stopping the operator, putting chapter 6's finalizers on the Redis and deleting it")
 		Expect(env.Operator.Stop()).To(Succeed())
-		env.MustKubectl(ctx, "patch", "redis", "cache", "-n", ns, "--type=merge", "-p",
-			fmt.Sprintf(`{"metadata":{"finalizers":["%s","%s","%s"]}}`, legacyFinalizers[0], legacyFinalizers[1], legacyFinalizers[2]))
+		addLegacyFinalizers(ctx, ns)
 		env.MustKubectl(ctx, "delete", "redis", "cache", "-n", ns, "--wait=false")
 		redis, err := env.Redis(ctx, ns, "cache")
 		Expect(err).NotTo(HaveOccurred())
@@ -164,7 +167,19 @@ var _ = Describe("A Redis, with chapter 7", func() {
 		Eventually(env.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(BeEmpty())
 	})
 
-	It("is reconciled a bounded number of times for a pod deleted and rebuilt", framework.Lesson, func(ctx SpecContext) {
+	It("is not reconciled for a write of its status", framework.Lesson, func(ctx SpecContext) {
+		env.ExpectAvailable(ctx, ns, "cache")
+		before := env.SettledReconcileTotal(ctx, ns)
+
+		// Any status write is an update event of the Redis, the operator's
+		// own included; this one is easy to tell apart.
+		env.MustKubectl(ctx, "patch", "redis", "cache", "-n", ns, "--subresource=status", "--type=merge",
+			"-p", `{"status":{"readyReplicas":0}}`)
+		Consistently(env.Operator.ReconcileTotal).WithContext(ctx).WithTimeout(5*time.Second).
+			Should(Equal(before), "a status write made the operator reconcile")
+	})
+
+	It("is reconciled a bounded number of times for a pod deleted and rebuilt", func(ctx SpecContext) {
 		env.ExpectAvailable(ctx, ns, "cache")
 		before := env.SettledReconcileTotal(ctx, ns)
 		uid := env.PodUIDs(ctx, ns, "cache")["cache-1"]
@@ -185,6 +200,26 @@ var _ = Describe("A Redis, with chapter 7", func() {
 // created, runs, becomes Ready), none for the operator's status writes.
 const maxReconcilesPerRebuild = 7
 
+var _ = Describe("A pod, with chapter 7", func() {
+	It("that lost the operator's labels gets them back, the same pod", func(ctx SpecContext) {
+		ns := env.NewNamespace(ctx)
+		env.CreateRedis(ctx, ns, "cache", 3)
+		env.ExpectAvailable(ctx, ns, "cache")
+		uid := env.PodUIDs(ctx, ns, "cache")["cache-2"]
+
+		// Without the label, the pod leaves the operator's cache.
+		env.MustKubectl(ctx, "label", "pod", "cache-2", "-n", ns, "app.kubernetes.io/managed-by-")
+
+		Eventually(func(g Gomega) map[string]string {
+			p, err := env.Pod(ctx, ns, "cache-2")
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(p.UID).To(Equal(uid), "the pod was replaced")
+			return p.Labels
+		}).WithContext(ctx).Should(HaveKeyWithValue("app.kubernetes.io/managed-by", "redis-operator"))
+		env.ExpectAvailable(ctx, ns, "cache")
+	})
+})
+
 var _ = Describe("The operator, with chapter 7", func() {
 	It("reconciles up to 4 Redis objects at once, by default", framework.Lesson, func(ctx SpecContext) {
 		Expect(env.Operator.MaxConcurrentReconciles(ctx)).To(BeEquivalentTo(4))
@@ -193,6 +228,7 @@ var _ = Describe("The operator, with chapter 7", func() {
 	It("does not cache or watch pods that it did not create", framework.Lesson, func(ctx SpecContext) {
 		ns := env.NewNamespace(ctx)
 		env.CreateRedis(ctx, ns, "cache", 1)
+		env.ExpectAvailable(ctx, ns, "cache")
 		redis, err := env.Redis(ctx, ns, "cache")
 		Expect(err).NotTo(HaveOccurred())
 		before := env.SettledReconcileTotal(ctx, ns)
