@@ -129,8 +129,8 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint with the checked-in .golangci.yml.
 unit: ## Run the unit tests (no cluster needed).
 	go test ./api/... ./chapters/... ./internal/... ./operator/... ./scripts/... ./tests/docs/... ./tests/framework/...
 
-.PHONY: bench
-bench: ## Run the benchmarks.
+.PHONY: bench-unit
+bench-unit: ## Run the Go micro-benchmarks of the chapter packages (no cluster needed).
 	go test -run '^$$' -bench . -benchmem ./chapters/...
 
 .PHONY: diff-chapter
@@ -202,6 +202,11 @@ test-chapter: check-chapter-1 $(GINKGO) build cluster-up ## Run chapter N's end-
 .PHONY: test-chapters
 test-chapters: $(GINKGO) build cluster-up ## Run every chapter's end-to-end suite.
 	@$(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(GINKGO) $(GINKGO_FLAGS) $(addprefix tests/chapter,$(shell seq -f %02g 1 $(LATEST_CHAPTER)))
+
+.PHONY: bench
+bench: build cluster-up install ## Benchmark chapter 5 and the latest chapter against a StatefulSet and a ReplicaSet (BENCH_SAMPLES, BENCH_N, BENCH_UNRELATED_PODS); table on stdout, samples in _output/bench/.
+	@go build -o $(BIN)/bench ./scripts/bench
+	@$(with_kubeconfig) $(BIN)/bench --operator $(BIN)/operator --out _output/bench $(BENCH_FLAGS)
 
 .PHONY: prove-chapter
 prove-chapter: check-chapter-1 $(GINKGO) build cluster-up ## Prove chapter N's lesson: its lesson specs fail against chapter N-1, its suite passes: make prove-chapter 5

@@ -16,6 +16,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -43,6 +44,7 @@ func run() error {
 		metricsAddr, probeAddr  string
 		leaderElect             bool
 		leaderElectionNamespace string
+		namespace               string
 	)
 	latest := chapters[len(chapters)-1].number
 	flag.IntVar(&chapter, "chapter", latest, fmt.Sprintf("which chapter's reconciler to run (1-%d)", latest))
@@ -50,7 +52,8 @@ func run() error {
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address the health probe endpoint binds to; 0 disables it")
 	flag.BoolVar(&leaderElect, "leader-elect", false, "enable leader election, so that only one replica of the operator is active")
 	flag.StringVar(&leaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader election lease; required with --leader-elect outside a cluster")
-	maxConcurrentReconciles := flag.Int("max-concurrent-reconciles", 4, "how many Redis objects are reconciled at once (from chapter 7; one Redis is never reconciled twice at once)")
+	flag.StringVar(&namespace, "namespace", "", "reconcile only the Redis objects of this namespace (and cache only its objects); all namespaces when empty")
+	maxConcurrentReconciles := flag.Int("max-concurrent-reconciles", 4, "how many Redis objects are reconciled at once; one Redis is never reconciled twice at once")
 	opts := zap.Options{Development: true}
 	opts.BindFlags(flag.CommandLine)
 	flag.Usage = func() {
@@ -94,6 +97,9 @@ func run() error {
 	}
 	if ch.cache != nil {
 		mgrOptions.Cache = ch.cache()
+	}
+	if namespace != "" {
+		mgrOptions.Cache.DefaultNamespaces = map[string]cache.Config{namespace: {}}
 	}
 	mgr, err := ctrl.NewManager(cfg, mgrOptions)
 	if err != nil {

@@ -34,6 +34,9 @@ func Start(cmd *exec.Cmd, log *os.File) (*Process, error) {
 	return p, nil
 }
 
+// Pid is the process' ID.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
 // Done is closed when the process has exited.
 func (p *Process) Done() <-chan struct{} { return p.done }
 

@@ -132,7 +132,7 @@ func TestOperatorMain(t *testing.T) {
 			t.Errorf("cmd/main.go lacks %q", want)
 		}
 	}
-	for _, name := range append(registryNames, "findChapter(", "ch.", "maxConcurrentReconciles", "Cache") {
+	for _, name := range append(registryNames, "findChapter(", "ch.", "maxConcurrentReconciles", "CacheOptions") {
 		if strings.Contains(string(got), name) {
 			t.Errorf("cmd/main.go still mentions %q", name)
 		}

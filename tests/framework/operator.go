@@ -13,14 +13,13 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"example.com/redis-operator/internal/proc"
+	"example.com/redis-operator/internal/promtext"
 )
 
 // Operator is bin/operator running one chapter as a separate process
@@ -195,9 +194,7 @@ func (o *Operator) Stop() error {
 // It counts every Reconcile call, so a spec can observe from outside
 // whether something made the operator reconcile.
 func (o *Operator) ReconcileTotal(ctx context.Context) (float64, error) {
-	return o.counterSum(ctx, "controller_runtime_reconcile_total", func(name, value string) bool {
-		return name == "controller" && value == "redis"
-	})
+	return o.metric(ctx, "controller_runtime_reconcile_total", promtext.Label("controller", "redis"))
 }
 
 // WriteRequests reads rest_client_requests_total from the operator's
@@ -205,8 +202,9 @@ func (o *Operator) ReconcileTotal(ctx context.Context) (float64, error) {
 // DELETE): every write request the operator sent to the API server, a
 // write that changes nothing included.
 func (o *Operator) WriteRequests(ctx context.Context) (float64, error) {
-	return o.counterSum(ctx, "rest_client_requests_total", func(name, value string) bool {
-		return name == "method" && (value == "POST" || value == "PUT" || value == "PATCH" || value == "DELETE")
+	return o.metric(ctx, "rest_client_requests_total", func(l map[string]string) bool {
+		m := l["method"]
+		return m == "POST" || m == "PUT" || m == "PATCH" || m == "DELETE"
 	})
 }
 
@@ -214,40 +212,20 @@ func (o *Operator) WriteRequests(ctx context.Context) (float64, error) {
 // controller_runtime_max_concurrent_reconciles of the "redis" controller:
 // how many workers take Redis objects off its workqueue.
 func (o *Operator) MaxConcurrentReconciles(ctx context.Context) (float64, error) {
-	return o.counterSum(ctx, "controller_runtime_max_concurrent_reconciles", func(name, value string) bool {
-		return name == "controller" && value == "redis"
-	})
+	return o.metric(ctx, "controller_runtime_max_concurrent_reconciles", promtext.Label("controller", "redis"))
 }
 
-// counterSum sums the samples of the family (a counter or a gauge) that
-// have a label for which match is true.
-func (o *Operator) counterSum(ctx context.Context, family string, match func(name, value string) bool) (float64, error) {
+// metric sums the samples of a family on the operator's metrics endpoint
+// for which match is true.
+func (o *Operator) metric(ctx context.Context, family string, match func(map[string]string) bool) (float64, error) {
 	if o.Chapter == 0 {
 		return 0, fmt.Errorf("no operator runs (chapter 0)")
 	}
-	resp, err := o.get(ctx, o.metricsAddr, "/metrics")
+	m, err := promtext.Scrape(ctx, "http://"+o.metricsAddr+"/metrics")
 	if err != nil {
 		return 0, err
 	}
-	defer resp.Body.Close()
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(resp.Body)
-	if err != nil {
-		return 0, fmt.Errorf("parsing metrics: %w", err)
-	}
-	f, ok := families[family]
-	if !ok {
-		return 0, fmt.Errorf("%s not exported", family)
-	}
-	var total float64
-	for _, m := range f.GetMetric() {
-		for _, l := range m.GetLabel() {
-			if match(l.GetName(), l.GetValue()) {
-				total += m.GetCounter().GetValue() + m.GetGauge().GetValue()
-			}
-		}
-	}
-	return total, nil
+	return m.Sum(family, match)
 }
 
 // SettledReconcileTotal waits until the operator has stopped reconciling

@@ -1,0 +1,89 @@
+// Package promtext reads samples from a Prometheus text exposition, such
+// as an operator's /metrics endpoint: what the suites and the benchmark
+// observe of the operator from outside.
+package promtext
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// Metrics is one scrape: every metric family by name.
+type Metrics map[string]familySamples
+
+type familySamples []sample
+
+type sample struct {
+	labels map[string]string
+	value  float64
+}
+
+// Parse reads a text exposition.
+func Parse(r io.Reader) (Metrics, error) {
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(r)
+	if err != nil {
+		return nil, fmt.Errorf("parsing metrics: %w", err)
+	}
+	m := Metrics{}
+	for name, f := range families {
+		for _, s := range f.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range s.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			// One of these is set, by the family's type.
+			v := s.GetCounter().GetValue() + s.GetGauge().GetValue() + s.GetUntyped().GetValue()
+			m[name] = append(m[name], sample{labels, v})
+		}
+	}
+	return m, nil
+}
+
+// client bounds every scrape.
+var client = &http.Client{Timeout: 5 * time.Second}
+
+// Scrape reads url (http://host:port/metrics).
+func Scrape(ctx context.Context, url string) (Metrics, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	return Parse(resp.Body)
+}
+
+// Sum adds the samples of family (a counter, gauge or untyped metric) for
+// which match is true; nil matches every sample. A family that is not
+// exported is an error: a typo must not read as zero.
+func (m Metrics) Sum(family string, match func(labels map[string]string) bool) (float64, error) {
+	f, ok := m[family]
+	if !ok {
+		return 0, fmt.Errorf("%s not exported", family)
+	}
+	var total float64
+	for _, s := range f {
+		if match == nil || match(s.labels) {
+			total += s.value
+		}
+	}
+	return total, nil
+}
+
+// Label returns a match for samples whose label name has value.
+func Label(name, value string) func(map[string]string) bool {
+	return func(l map[string]string) bool { return l[name] == value }
+}
