@@ -127,7 +127,8 @@ type writtenStatus struct {
 // Reconcile reads a Redis and makes its pods match the spec: it creates the
 // missing ones, deletes those above spec.replicas and replaces those that
 // ended, then writes what it saw into the status. It keeps no record of
-// its own: what it needs to know, it reads from the pods. Deleting a Redis
+// the pods: what it needs to know about them, it reads from them (it
+// remembers only the status it last wrote, see updateStatus). Deleting a Redis
 // needs nothing from it, as the garbage collector deletes the pods that
 // the Redis owns.
 func (r *RedisReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
