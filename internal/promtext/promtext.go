@@ -83,6 +83,13 @@ func (m Metrics) Sum(family string, match func(labels map[string]string) bool) (
 	return total, nil
 }
 
+// Write matches the samples of rest_client_requests_total whose method
+// writes: POST, PUT, PATCH and DELETE.
+func Write(l map[string]string) bool {
+	m := l["method"]
+	return m == "POST" || m == "PUT" || m == "PATCH" || m == "DELETE"
+}
+
 // Label returns a match for samples whose label name has value.
 func Label(name, value string) func(map[string]string) bool {
 	return func(l map[string]string) bool { return l[name] == value }

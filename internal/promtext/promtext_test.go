@@ -37,3 +37,11 @@ func TestSum(t *testing.T) {
 		t.Error("a family that is not exported summed without an error")
 	}
 }
+
+func TestWrite(t *testing.T) {
+	for method, want := range map[string]bool{"POST": true, "PUT": true, "PATCH": true, "DELETE": true, "GET": false, "WATCH": false, "": false} {
+		if got := Write(map[string]string{"method": method}); got != want {
+			t.Errorf("Write(method=%q) = %t, want %t", method, got, want)
+		}
+	}
+}

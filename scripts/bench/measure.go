@@ -34,13 +34,13 @@ type bench struct {
 
 // report is what a run found, written as JSON; durations in milliseconds.
 type report struct {
-	Machine     machine                `json:"machine"`
-	Config      reportConfig           `json:"config"`
-	Rebuild     map[string]*rebuildSet `json:"rebuild"` // by delete kind, then target
-	Converge    map[string]float64     `json:"convergeSeconds,omitempty"`
-	API         map[string]*apiCost    `json:"api,omitempty"`
-	Memory      map[string]*memory     `json:"memory,omitempty"`
-	TargetOrder []string               `json:"targets"`
+	Machine     machine               `json:"machine"`
+	Config      reportConfig          `json:"config"`
+	Rebuild     map[string]rebuildSet `json:"rebuild"` // by delete kind, then target
+	Converge    map[string]float64    `json:"convergeSeconds,omitempty"`
+	API         map[string]*apiCost   `json:"api,omitempty"`
+	Memory      map[string]*memory    `json:"memory,omitempty"`
+	TargetOrder []string              `json:"targets"`
 }
 
 type machine struct {
@@ -145,16 +145,16 @@ var deleteKinds = []struct {
 // targets and kinds each round, waiting for the target to be back at 3
 // running pods before the next delete.
 func (b *bench) rebuild(ctx context.Context, w *podWatch, targets []*target) error {
-	b.report.Rebuild = map[string]*rebuildSet{}
+	b.report.Rebuild = map[string]rebuildSet{}
 	type job struct {
 		t    *target
 		kind int
 	}
 	var jobs []job
 	for k := range deleteKinds {
-		b.report.Rebuild[deleteKinds[k].name] = &rebuildSet{}
+		b.report.Rebuild[deleteKinds[k].name] = rebuildSet{}
 		for _, t := range targets {
-			(*b.report.Rebuild[deleteKinds[k].name])[t.name] = &rebuildSamples{}
+			b.report.Rebuild[deleteKinds[k].name][t.name] = &rebuildSamples{}
 			jobs = append(jobs, job{t, k})
 		}
 	}
@@ -162,7 +162,7 @@ func (b *bench) rebuild(ctx context.Context, w *podWatch, targets []*target) err
 		progress("rebuild round %d of %d: %d deletes", round+1, b.cfg.samples, len(jobs))
 		rand.Shuffle(len(jobs), func(i, j int) { jobs[i], jobs[j] = jobs[j], jobs[i] })
 		for _, j := range jobs {
-			s := (*b.report.Rebuild[deleteKinds[j.kind].name])[j.t.name]
+			s := b.report.Rebuild[deleteKinds[j.kind].name][j.t.name]
 			lat, share, err := b.deleteOne(ctx, w, j.t, round, deleteKinds[j.kind].grace)
 			if err != nil {
 				return fmt.Errorf("%s, %s delete: %w", j.t.name, deleteKinds[j.kind].name, err)

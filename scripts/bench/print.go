@@ -37,7 +37,7 @@ func (b *bench) print(out io.Writer) {
 	}
 	row("rebuild, delete call -> replacement ADDED", "", "p50 ms", "p90 ms", "p99 ms", "p50 / StatefulSet", "p99 / StatefulSet")
 	for _, k := range deleteKinds {
-		set := *r.Rebuild[k.name]
+		set := r.Rebuild[k.name]
 		sts := set["StatefulSet"].LatencyMs
 		for _, name := range r.TargetOrder {
 			s := set[name].LatencyMs
@@ -48,7 +48,7 @@ func (b *bench) print(out io.Writer) {
 	row()
 	row("controller's share, old DELETED -> replacement ADDED", "", "p50 ms", "p90 ms", "p99 ms", "", "")
 	for _, k := range deleteKinds {
-		set := *r.Rebuild[k.name]
+		set := r.Rebuild[k.name]
 		for _, name := range r.TargetOrder {
 			s := set[name].ShareMs
 			if len(s) == 0 {

@@ -177,9 +177,7 @@ func (o *operator) counters(ctx context.Context) (counters, error) {
 	if c.requests, err = m.Sum("rest_client_requests_total", nil); err != nil {
 		return c, err
 	}
-	c.writes, err = m.Sum("rest_client_requests_total", func(l map[string]string) bool {
-		return l["method"] == "POST" || l["method"] == "PUT" || l["method"] == "PATCH" || l["method"] == "DELETE"
-	})
+	c.writes, err = m.Sum("rest_client_requests_total", promtext.Write)
 	return c, err
 }
 

@@ -202,10 +202,7 @@ func (o *Operator) ReconcileTotal(ctx context.Context) (float64, error) {
 // DELETE): every write request the operator sent to the API server, a
 // write that changes nothing included.
 func (o *Operator) WriteRequests(ctx context.Context) (float64, error) {
-	return o.metric(ctx, "rest_client_requests_total", func(l map[string]string) bool {
-		m := l["method"]
-		return m == "POST" || m == "PUT" || m == "PATCH" || m == "DELETE"
-	})
+	return o.metric(ctx, "rest_client_requests_total", promtext.Write)
 }
 
 // MaxConcurrentReconciles reads the gauge
