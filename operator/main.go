@@ -42,6 +42,7 @@ func run() error {
 	var (
 		chapter                 int
 		metricsAddr, probeAddr  string
+		pprofAddr               string
 		leaderElect             bool
 		leaderElectionNamespace string
 		namespace               string
@@ -50,6 +51,7 @@ func run() error {
 	flag.IntVar(&chapter, "chapter", latest, fmt.Sprintf("which chapter's reconciler to run (1-%d)", latest))
 	flag.StringVar(&metricsAddr, "metrics-bind-address", "0", "address the metrics endpoint binds to, e.g. :8080; 0 disables it")
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address the health probe endpoint binds to; 0 disables it")
+	flag.StringVar(&pprofAddr, "pprof-bind-address", "", "address the Go pprof endpoints bind to, e.g. 127.0.0.1:6060; disabled when empty")
 	flag.BoolVar(&leaderElect, "leader-elect", false, "enable leader election, so that only one replica of the operator is active")
 	flag.StringVar(&leaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader election lease; required with --leader-elect outside a cluster")
 	flag.StringVar(&namespace, "namespace", "", "reconcile only the Redis objects of this namespace (and cache only its objects); all namespaces when empty")
@@ -91,6 +93,7 @@ func run() error {
 		Scheme:                  scheme,
 		Metrics:                 metricsserver.Options{BindAddress: metricsAddr},
 		HealthProbeBindAddress:  probeAddr,
+		PprofBindAddress:        pprofAddr,
 		LeaderElection:          leaderElect,
 		LeaderElectionID:        "redis-operator.myapp.example.com",
 		LeaderElectionNamespace: leaderElectionNamespace,

@@ -498,6 +498,44 @@ func TestReconcileCreatesADeletedPodAgain(t *testing.T) {
 	}
 }
 
+// TestReconcileStopsCreatingInATerminatingNamespace: when the API server
+// refuses a pod because the namespace is being deleted, it would refuse
+// the others too. Reconcile tries no other create, writes nothing more,
+// emits no event and returns no error: nothing is retried.
+func TestReconcileStopsCreatingInATerminatingNamespace(t *testing.T) {
+	f := newFixture(t, redisWith(3))
+	var creates, writes int
+	f.r.Client = interceptor.NewClient(f.api, interceptor.Funcs{
+		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+			creates++
+			err := apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, obj.GetName(),
+				fmt.Errorf("unable to create new content in namespace %s because it is being terminated", obj.GetNamespace()))
+			err.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: corev1.NamespaceTerminatingCause, Field: obj.GetNamespace()}}
+			return err
+		},
+		Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+			writes++
+			return c.Patch(ctx, obj, patch, opts...)
+		},
+		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+			writes++
+			return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+		},
+	})
+
+	f.mustReconcile(t)
+
+	if creates != 1 {
+		t.Errorf("creates = %d, want 1: after the first refusal the others would be refused too", creates)
+	}
+	if writes != 0 {
+		t.Errorf("other writes = %d, want none", writes)
+	}
+	if got := f.events(); len(got) != 0 {
+		t.Errorf("events = %q, want none: the namespace is going, nothing failed", got)
+	}
+}
+
 // TestReconcileWaitsForATerminatingPodBeforeCreatingItAgain: a pod that is
 // still terminating exists; it is created again once it is gone. (The
 // fake has no kubelet: a finalizer holds the pod in Terminating here.)

@@ -214,8 +214,15 @@ func (r *RedisReconciler) reconcileNormal(ctx context.Context, redis *myappv1.Re
 	}
 
 	for i := int32(0); i < redis.Spec.Replicas; i++ {
-		// One pod that cannot be created does not hold up the others.
-		if err := r.ensurePod(ctx, redis, PodName(redis, i)); err != nil {
+		err := r.ensurePod(ctx, redis, PodName(redis, i))
+		if errors.Is(err, errNamespaceTerminating) {
+			// The namespace is going, and the Redis with it: the API
+			// server would refuse every other pod too, and there is
+			// nothing to retry.
+			return ctrl.Result{}, errors.Join(errs...)
+		}
+		if err != nil {
+			// One pod that cannot be created does not hold up the others.
 			errs = append(errs, err)
 		}
 	}
@@ -403,6 +410,10 @@ func (r *RedisReconciler) deletePod(ctx context.Context, redis *myappv1.Redis, n
 	return nil
 }
 
+// errNamespaceTerminating is what ensurePod returns when the API server
+// refused the pod because its namespace is being deleted.
+var errNamespaceTerminating = errors.New("the namespace is being deleted")
+
 // ensurePod creates the named pod unless it exists. The name is
 // deterministic, so the API server refuses a second pod of that name with
 // AlreadyExists: when the cache has not yet seen a pod created a moment
@@ -446,9 +457,8 @@ func (r *RedisReconciler) ensurePod(ctx context.Context, redis *myappv1.Redis, n
 			return r.checkExistingPod(ctx, redis, name)
 		}
 		if apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause) {
-			// The namespace is going, and the Redis with it: nothing to
-			// retry.
-			return nil
+			log.V(1).Info("Not creating pod: its namespace is being deleted", "Pod", klog.KObj(pod))
+			return errNamespaceTerminating
 		}
 		r.Recorder.Eventf(redis, nil, corev1.EventTypeWarning, ReasonFailedCreate, "CreatePod",
 			"Failed to create pod %s: %v", name, err)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/prometheus/common/expfmt"
@@ -81,6 +82,25 @@ func (m Metrics) Sum(family string, match func(labels map[string]string) bool) (
 		}
 	}
 	return total, nil
+}
+
+// SumBy adds the samples of family by the values of the given labels,
+// joined with spaces: SumBy("rest_client_requests_total", "method",
+// "code") gives {"POST 201": 12, "GET 200": 40, ...}.
+func (m Metrics) SumBy(family string, labels ...string) (map[string]float64, error) {
+	f, ok := m[family]
+	if !ok {
+		return nil, fmt.Errorf("%s not exported", family)
+	}
+	out := map[string]float64{}
+	for _, s := range f {
+		key := make([]string, len(labels))
+		for i, l := range labels {
+			key[i] = s.labels[l]
+		}
+		out[strings.Join(key, " ")] += s.value
+	}
+	return out, nil
 }
 
 // Write matches the samples of rest_client_requests_total whose method

@@ -1,6 +1,7 @@
 package promtext
 
 import (
+	"maps"
 	"strings"
 	"testing"
 )
@@ -34,6 +35,26 @@ func TestSum(t *testing.T) {
 		}
 	}
 	if _, err := m.Sum("no_such_family", nil); err == nil {
+		t.Error("a family that is not exported summed without an error")
+	}
+}
+
+func TestSumBy(t *testing.T) {
+	m, err := Parse(strings.NewReader(exposition))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := m.SumBy("controller_runtime_reconcile_total", "controller", "result")
+	want := map[string]float64{"redis success": 7, "redis error": 2, "other success": 100}
+	if err != nil || !maps.Equal(got, want) {
+		t.Errorf("SumBy(controller, result) = %v, %v; want %v", got, err, want)
+	}
+	got, err = m.SumBy("controller_runtime_reconcile_total", "result")
+	want = map[string]float64{"success": 107, "error": 2}
+	if err != nil || !maps.Equal(got, want) {
+		t.Errorf("SumBy(result) = %v, %v; want %v", got, err, want)
+	}
+	if _, err := m.SumBy("no_such_family", "code"); err == nil {
 		t.Error("a family that is not exported summed without an error")
 	}
 }

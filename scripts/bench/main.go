@@ -15,7 +15,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"syscall"
 	"time"
 
@@ -26,19 +25,27 @@ import (
 
 const usage = `Usage: bench [flags]
 
-Measures, on the cluster of KUBECONFIG (make bench sets it):
+Measures, on the cluster of KUBECONFIG (make bench sets it), chapter 5's
+operator and the latest chapter's against a StatefulSet and a ReplicaSet:
   rebuild   latency from the delete call to the replacement's ADDED watch
-            event, and the controller's own share (the old pod's DELETED
-            event to the replacement's ADDED), graceful and --grace-period=0,
-            p50/p90/p99, the four targets interleaved delete by delete
-  converge  time from the first create until N objects x 3 pods exist
-  api       requests per reconcile while converging, writes in steady
-            state, and the requests (and refusals) while a namespace with
-            N Redis objects is deleted
-  memory    the operator's RSS and Go heap, idle, without and with
+            event, and the controller's own share (from the old pod's
+            DELETED event, or for the ReplicaSet from the start of its
+            deletion), graceful and --grace-period=0, p50/p90/p99, the four
+            targets interleaved delete by delete, after warm-up rounds
+  converge  time from the first create until N objects x 3 pods exist and
+            until they run, one target at a time in a random order, with
+            rebuilds under churn (a grace-0 delete a second while they
+            converge)
+  api       requests per reconcile while converging; writes and requests
+            in steady state; requests by method and code, reconciles and
+            reconcile errors while a namespace of Redis objects is deleted
+  memory    the operator's RSS and Go heap after forced GCs, idle and with
             unrelated pods in the cluster, chapter 5 against the latest
 
-It prints one table and writes the raw samples to OUT/bench-<time>.json.
+It prints one table, with the ratios to the StatefulSet and the ReplicaSet
+and whether the latest chapter meets its targets, and writes the raw
+samples to OUT/bench-<time>.json. N is 100, or what the nodes have room
+for; the local backend's node holds 4,000 pods.
 
 Flags:
 `
@@ -56,9 +63,12 @@ type config struct {
 	oldChapter      int
 	newChapter      int
 	samples         int
+	warmup          int
 	objects         int
+	apiObjects      int
 	unrelatedPods   int
 	steady          time.Duration
+	churnInterval   time.Duration
 	out             string
 	image           string
 	skipMemory      bool
@@ -71,9 +81,12 @@ func run() error {
 	flag.IntVar(&c.oldChapter, "old-chapter", 5, "the chapter to compare against")
 	flag.IntVar(&c.newChapter, "new-chapter", 0, "the chapter measured (default: the operator's latest)")
 	flag.IntVar(&c.samples, "samples", envInt("BENCH_SAMPLES", 30), "deletes per target and delete kind (BENCH_SAMPLES)")
-	flag.IntVar(&c.objects, "objects", envInt("BENCH_N", 100), "objects of 3 pods each for convergence and namespace deletion (BENCH_N)")
+	flag.IntVar(&c.warmup, "warmup", 2, "rebuild rounds before the recorded ones")
+	flag.IntVar(&c.objects, "objects", envInt("BENCH_N", 0), "objects of 3 pods each for convergence (BENCH_N; default 100, or fewer if the nodes have no room)")
+	flag.IntVar(&c.apiObjects, "api-objects", 0, "Redis objects per operator for steady state and namespace deletion (default 100, or fewer if the nodes have no room)")
 	flag.IntVar(&c.unrelatedPods, "unrelated-pods", envInt("BENCH_UNRELATED_PODS", 5000), "unrelated pods for the memory measurement (BENCH_UNRELATED_PODS)")
-	flag.DurationVar(&c.steady, "steady", 30*time.Second, "how long steady state is watched for writes")
+	flag.DurationVar(&c.steady, "steady", 10*time.Minute, "how long steady state is watched for requests")
+	flag.DurationVar(&c.churnInterval, "churn-interval", time.Second, "how often a rebuild pod is deleted while objects converge")
 	flag.StringVar(&c.out, "out", "_output/bench", "where the raw samples go")
 	flag.StringVar(&c.image, "image", "redis:7.0", "the pods' image, the Redis operator's default")
 	flag.BoolVar(&c.skipMemory, "skip-memory", false, "skip the memory measurement")
@@ -86,8 +99,8 @@ func run() error {
 	if flag.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q (flags start with --)", flag.Args())
 	}
-	if c.samples < 1 || c.objects < 1 || c.unrelatedPods < 0 {
-		return fmt.Errorf("--samples and --objects must be at least 1 and --unrelated-pods at least 0")
+	if c.samples < 1 || c.warmup < 0 || c.objects < 0 || c.apiObjects < 0 || c.unrelatedPods < 0 || c.steady <= 0 || c.churnInterval <= 0 {
+		return fmt.Errorf("--samples must be at least 1, --steady and --churn-interval positive, and --warmup, --objects, --api-objects and --unrelated-pods not negative")
 	}
 	if c.newChapter == 0 {
 		n, err := latestChapter(c.operatorBin)
@@ -122,13 +135,19 @@ func run() error {
 		return fmt.Errorf("cannot reach the cluster of %s: %w", kubeconfig, err)
 	}
 
-	b := &bench{cfg: c, cs: cs, cl: cl, kubeconfig: kubeconfig}
-	b.report.Machine = machine{
-		OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), Go: runtime.Version(),
-		Kubernetes: version.GitVersion, Cluster: os.Getenv("CLUSTER"), Date: time.Now().UTC().Format(time.RFC3339),
+	m, err := describe(ctx, cs)
+	if err != nil {
+		return err
 	}
-	b.report.Config = reportConfig{Samples: c.samples, Objects: c.objects, UnrelatedPods: c.unrelatedPods,
-		OldChapter: c.oldChapter, NewChapter: c.newChapter, Steady: c.steady.String()}
+	m.Kubernetes = version.GitVersion
+	if err := c.fit(m.PodSlots); err != nil {
+		return err
+	}
+
+	b := &bench{cfg: c, cs: cs, cl: cl, kubeconfig: kubeconfig}
+	b.report.Machine = m
+	b.report.Config = reportConfig{Samples: c.samples, Warmup: c.warmup, Objects: c.objects, APIObjects: c.apiObjects,
+		UnrelatedPods: c.unrelatedPods, OldChapter: c.oldChapter, NewChapter: c.newChapter, Steady: c.steady.String(), ChurnInterval: c.churnInterval.String()}
 	defer b.cleanup()
 
 	if err := b.all(ctx); err != nil {
@@ -153,6 +172,37 @@ func (b *bench) write() error {
 	}
 	fmt.Printf("\nraw samples: %s\n", path)
 	return nil
+}
+
+// The pods the bench runs at most at once, besides the measured objects':
+// each target's rebuild object, and replacements under churn.
+const fixedPods = 4*replicas + 4
+
+// fit chooses the objects' numbers the nodes have room for, when not
+// given, and refuses numbers they have no room for. Convergence runs one
+// target's objects at a time; API cost runs both operators' at once.
+func (c *config) fit(slots int) error {
+	room := slots - fixedPods
+	fitting := func(name string, n *int, perObject int) error {
+		most := max(room/perObject, 0)
+		switch {
+		case *n == 0:
+			*n = min(100, most)
+			if *n < 100 {
+				fmt.Printf("%s: %d (the nodes hold %d pods)\n", name, *n, slots)
+			}
+		case *n > most:
+			return fmt.Errorf("%s=%d needs room for %d pods, but the cluster's nodes hold %d; at most %d fits", name, *n, *n*perObject+fixedPods, slots, most)
+		}
+		if *n < 1 {
+			return fmt.Errorf("the cluster's nodes hold %d pods: no room for the measured objects", slots)
+		}
+		return nil
+	}
+	if err := fitting("BENCH_N", &c.objects, replicas); err != nil {
+		return err
+	}
+	return fitting("--api-objects", &c.apiObjects, 2*replicas)
 }
 
 func envInt(name string, def int) int {

@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -14,11 +14,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	myappv1 "example.com/redis-operator/api/v1"
 )
 
 // bench is one run.
@@ -28,34 +28,44 @@ type bench struct {
 	cl         client.Client
 	kubeconfig string
 	operators  []*operator
-	namespaces []string
 	report     report
 }
 
-// report is what a run found, written as JSON; durations in milliseconds.
+// benchLabel marks the bench's namespaces, so that a run finds and removes
+// what an interrupted one left.
+const benchLabel = "bench.myapp.example.com/run"
+
+// report is what a run found, written as JSON; durations in milliseconds
+// unless the name says otherwise.
 type report struct {
-	Machine     machine               `json:"machine"`
-	Config      reportConfig          `json:"config"`
-	Rebuild     map[string]rebuildSet `json:"rebuild"` // by delete kind, then target
-	Converge    map[string]float64    `json:"convergeSeconds,omitempty"`
-	API         map[string]*apiCost   `json:"api,omitempty"`
-	Memory      map[string]*memory    `json:"memory,omitempty"`
-	TargetOrder []string              `json:"targets"`
+	Machine  machine               `json:"machine"`
+	Config   reportConfig          `json:"config"`
+	Targets  []string              `json:"targets"`
+	Rebuild  map[string]rebuildSet `json:"rebuild"` // by delete kind, then target
+	Churn    rebuildSet            `json:"churn,omitempty"`
+	Converge map[string]*converge  `json:"converge,omitempty"`
+	API      map[string]*apiCost   `json:"api,omitempty"`
+	Memory   map[string]*memory    `json:"memory,omitempty"`
 }
 
 type machine struct {
+	CPU        string `json:"cpu"`
+	CPUs       int    `json:"cpus"`
+	MemoryGiB  float64
 	OS, Arch   string
-	CPUs       int
 	Go         string
 	Kubernetes string
 	Cluster    string
+	Nodes      []string
+	PodSlots   int
 	Date       string
 }
 
 type reportConfig struct {
-	Samples, Objects, UnrelatedPods int
-	OldChapter, NewChapter          int
-	Steady                          string
+	Samples, Warmup, Objects, APIObjects, UnrelatedPods int
+	OldChapter, NewChapter                              int
+	Steady, ChurnInterval                               string
+	ConvergeOrder                                       []string
 }
 
 // rebuildSet holds, per target, the samples of one delete kind.
@@ -64,17 +74,32 @@ type rebuildSet map[string]*rebuildSamples
 type rebuildSamples struct {
 	// LatencyMs: delete call to the replacement's ADDED event.
 	LatencyMs []float64 `json:"latencyMs"`
-	// ShareMs: the old pod's DELETED event to the replacement's ADDED
-	// event, for targets whose replacement takes the old name.
-	ShareMs []float64 `json:"shareMs,omitempty"`
+	// ShareMs, the controller's own share: the old pod's DELETED event to
+	// the replacement's ADDED event when the replacement takes the old
+	// name; the old pod's first event with a deletionTimestamp to the
+	// replacement's ADDED event when it does not (the ReplicaSet replaces
+	// a pod as soon as its deletion starts).
+	ShareMs []float64 `json:"shareMs"`
+}
+
+type converge struct {
+	ExistSeconds   float64 `json:"existSeconds"`   // the first create to 3N pods existing
+	RunningSeconds float64 `json:"runningSeconds"` // ... to 3N pods Running and Ready
 }
 
 type apiCost struct {
-	RequestsPerReconcile  float64            `json:"requestsPerReconcile"`
-	SteadyWritesPerMinute float64            `json:"steadyWritesPerMinute"`
-	SteadyRequests        float64            `json:"steadyRequests"`
-	NamespaceDeletion     map[string]float64 `json:"namespaceDeletionRequestsByCode"`
-	NamespaceDeletionSecs float64            `json:"namespaceDeletionSeconds"`
+	RequestsPerReconcile  float64 `json:"requestsPerReconcile"`
+	SteadyWritesPerMinute float64 `json:"steadyWritesPerMinute"`
+	SteadyRequests        float64 `json:"steadyRequests"`
+	SteadyReconciles      float64 `json:"steadyReconciles"`
+	// What the operator did while its namespace, with APIObjects Redis
+	// objects, was deleted: requests by method and code, reconciles, and
+	// reconciles that returned an error (an error means a retry).
+	NamespaceDeletion          map[string]float64 `json:"namespaceDeletionRequests"`
+	NamespaceDeletionRedis     int                `json:"namespaceDeletionRedis"`
+	NamespaceDeletionReconcile float64            `json:"namespaceDeletionReconciles"`
+	NamespaceDeletionErrors    float64            `json:"namespaceDeletionReconcileErrors"`
+	NamespaceDeletionSecs      float64            `json:"namespaceDeletionSeconds"`
 }
 
 type memory struct {
@@ -82,14 +107,20 @@ type memory struct {
 	UnrelatedRSSMiB, UnrelatedHeapMiB float64
 }
 
-// all runs every measurement in order: rebuild latency, convergence and
-// API cost with both operators each reconciling its namespace, then
-// memory with one operator at a time, reconciling every namespace.
+// all runs every measurement in order: rebuild latency, then convergence
+// with deletes under churn, then API cost with both operators each
+// reconciling its own namespace; then memory, with one operator at a time
+// reconciling every namespace.
 func (b *bench) all(ctx context.Context) error {
+	if err := b.removeEarlierRuns(ctx); err != nil {
+		return err
+	}
 	targets := b.targets()
+	var namespaces []string
 	for _, t := range targets {
-		b.report.TargetOrder = append(b.report.TargetOrder, t.name)
-		if err := b.ensureNamespace(ctx, t.ns); err != nil {
+		b.report.Targets = append(b.report.Targets, t.name)
+		namespaces = append(namespaces, t.ns)
+		if err := b.createNamespace(ctx, t.ns); err != nil {
 			return err
 		}
 	}
@@ -101,7 +132,7 @@ func (b *bench) all(ctx context.Context) error {
 		targets[i].op = o
 	}
 
-	w, err := startWatch(ctx, b.cs)
+	w, err := startWatch(ctx, b.cs, namespaces)
 	if err != nil {
 		return err
 	}
@@ -114,7 +145,7 @@ func (b *bench) all(ctx context.Context) error {
 		}
 	}
 	for _, t := range targets {
-		if err := w.waitSteady(ctx, t.ns, "rebuild", replicas); err != nil {
+		if err := w.waitRunning(ctx, t.ns, "rebuild", replicas, 5*time.Minute); err != nil {
 			return fmt.Errorf("%s: %w", t.name, err)
 		}
 	}
@@ -125,10 +156,20 @@ func (b *bench) all(ctx context.Context) error {
 		if err := b.converge(ctx, w, targets); err != nil {
 			return err
 		}
+		if err := b.api(ctx, w, targets[:2]); err != nil {
+			return err
+		}
 	}
 	w.stop()
 	for _, t := range targets[:2] {
 		t.op.stop()
+	}
+	// The memory measurement wants no pods but its unrelated ones.
+	for _, ns := range namespaces {
+		progress("deleting namespace %s", ns)
+		if err := b.deleteNamespace(ctx, ns); err != nil {
+			return err
+		}
 	}
 	if !b.cfg.skipMemory {
 		return b.memory(ctx)
@@ -142,8 +183,10 @@ var deleteKinds = []struct {
 }{{"graceful", nil}, {"grace-period=0", ptr.To[int64](0)}}
 
 // rebuild deletes one pod of each target per round, in a random order of
-// targets and kinds each round, waiting for the target to be back at 3
-// running pods before the next delete.
+// targets and kinds each round, and waits for the target to be back at 3
+// running pods before the next delete. The first rounds warm up (the
+// operators' and controllers' clients and caches, the node) and are not
+// recorded.
 func (b *bench) rebuild(ctx context.Context, w *podWatch, targets []*target) error {
 	b.report.Rebuild = map[string]rebuildSet{}
 	type job struct {
@@ -158,17 +201,26 @@ func (b *bench) rebuild(ctx context.Context, w *podWatch, targets []*target) err
 			jobs = append(jobs, job{t, k})
 		}
 	}
-	for round := range b.cfg.samples {
-		progress("rebuild round %d of %d: %d deletes", round+1, b.cfg.samples, len(jobs))
+	rounds := b.cfg.warmup + b.cfg.samples
+	for round := range rounds {
+		what := "warm-up"
+		if round >= b.cfg.warmup {
+			what = "recorded"
+		}
+		progress("rebuild round %d of %d (%s): %d deletes", round+1, rounds, what, len(jobs))
 		rand.Shuffle(len(jobs), func(i, j int) { jobs[i], jobs[j] = jobs[j], jobs[i] })
 		for _, j := range jobs {
-			s := b.report.Rebuild[deleteKinds[j.kind].name][j.t.name]
-			lat, share, err := b.deleteOne(ctx, w, j.t, round, deleteKinds[j.kind].grace)
+			kind := deleteKinds[j.kind]
+			lat, share, err := b.deleteOne(ctx, w, j.t, round, kind.grace)
 			if err != nil {
-				return fmt.Errorf("%s, %s delete: %w", j.t.name, deleteKinds[j.kind].name, err)
+				return fmt.Errorf("%s, %s delete: %w", j.t.name, kind.name, err)
 			}
-			s.LatencyMs = append(s.LatencyMs, ms(lat))
-			if j.t.sameName {
+			if err := w.waitRunning(ctx, j.t.ns, "rebuild", replicas, 3*time.Minute); err != nil {
+				return fmt.Errorf("%s after a %s delete: %w", j.t.name, kind.name, err)
+			}
+			if round >= b.cfg.warmup {
+				s := b.report.Rebuild[kind.name][j.t.name]
+				s.LatencyMs = append(s.LatencyMs, ms(lat))
 				s.ShareMs = append(s.ShareMs, ms(share))
 			}
 		}
@@ -176,104 +228,194 @@ func (b *bench) rebuild(ctx context.Context, w *podWatch, targets []*target) err
 	return nil
 }
 
-// deleteOne deletes one running pod of t and waits for its replacement.
+// deleteOne deletes a pod of t's rebuild object (the round picks which)
+// and waits for its replacement.
 func (b *bench) deleteOne(ctx context.Context, w *podWatch, t *target, round int, grace *int64) (latency, share time.Duration, err error) {
 	pods := w.pods(t.ns, "rebuild")
 	if len(pods) != replicas {
 		return 0, 0, fmt.Errorf("%d pods before the delete, want %d", len(pods), replicas)
 	}
 	victim := pods[round%len(pods)]
-	before := map[types.UID]bool{}
-	for _, p := range w.pods(t.ns, "") {
-		before[p.UID] = true
-	}
+	before := w.uids(t.ns)
 	start := time.Now()
 	if err := b.cs.CoreV1().Pods(t.ns).Delete(ctx, victim.Name, metav1.DeleteOptions{GracePeriodSeconds: grace}); err != nil {
 		return 0, 0, err
 	}
-	var added, deleted time.Time
-	err = wait.PollUntilContextTimeout(ctx, 2*time.Millisecond, 2*time.Minute, true, func(context.Context) (bool, error) {
-		added, deleted = w.replacement(t.ns, victim, before, t.sameName)
-		return !added.IsZero() && !deleted.IsZero(), nil
-	})
+	r, err := w.waitReplacement(ctx, t.ns, victim, before, t.sameName, 2*time.Minute)
 	if err != nil {
-		return 0, 0, fmt.Errorf("no replacement for pod %s: %w", victim.Name, err)
-	}
-	if err := w.waitSteady(ctx, t.ns, "rebuild", replicas); err != nil {
 		return 0, 0, err
 	}
-	return added.Sub(start), added.Sub(deleted), nil
+	from := r.terminating
+	if t.sameName {
+		from = r.deleted
+	}
+	return r.added.Sub(start), r.added.Sub(from), nil
 }
 
-// converge creates N objects per target, one target at a time, and times
-// until their 3N pods exist; then it watches steady state and deletes the
-// operators' namespaces, counting their requests.
+// converge creates N objects per target, one target at a time in a random
+// order, and times until their 3N pods exist and until they all run. While
+// they converge, it deletes one of the target's rebuild pods a second
+// (grace 0) and times their replacements: rebuilds under churn. Each
+// target's objects are deleted, and their pods gone, before the next
+// target starts.
 func (b *bench) converge(ctx context.Context, w *podWatch, targets []*target) error {
-	b.report.Converge = map[string]float64{}
+	b.report.Converge = map[string]*converge{}
+	b.report.Churn = rebuildSet{}
 	b.report.API = map[string]*apiCost{}
-	before := map[*target]counters{}
-	for _, t := range targets {
-		progress("convergence: %d x %d pods for %s", b.cfg.objects, replicas, t.name)
+	order := append([]*target(nil), targets...)
+	rand.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	n := b.cfg.objects * replicas
+	for _, t := range order {
+		b.report.Config.ConvergeOrder = append(b.report.Config.ConvergeOrder, t.name)
+		progress("convergence: %d x %d pods for %s, with rebuilds under churn", b.cfg.objects, replicas, t.name)
+		var before counters
 		if t.op != nil {
-			c, err := t.op.counters(ctx)
+			var err error
+			if before, err = t.op.counters(ctx); err != nil {
+				return err
+			}
+		}
+		churnCtx, stopChurn := context.WithCancel(ctx)
+		churn := &rebuildSamples{}
+		var churnErr error
+		var churning sync.WaitGroup
+		churning.Go(func() { churnErr = b.churn(churnCtx, w, t, churn) })
+
+		c := &converge{}
+		start := time.Now()
+		err := createAll(ctx, b.cl, b.cfg.objects, func(i int) client.Object { return t.object(fmt.Sprintf("c-%d", i)) })
+		if err == nil {
+			err = w.waitFor(ctx, 30*time.Minute, func() bool { all, _ := w.countLocked(t.ns, "c-"); return all >= n })
+			c.ExistSeconds = time.Since(start).Seconds()
+		}
+		if err == nil {
+			err = w.waitRunning(ctx, t.ns, "c-", n, 30*time.Minute)
+			c.RunningSeconds = time.Since(start).Seconds()
+		}
+		stopChurn()
+		churning.Wait()
+		if err != nil {
+			return fmt.Errorf("%s: %w", t.name, err)
+		}
+		if churnErr != nil {
+			return fmt.Errorf("%s, rebuilds under churn: %w", t.name, churnErr)
+		}
+		b.report.Converge[t.name] = c
+		b.report.Churn[t.name] = churn
+		progress("  %s: %d x %d pods existed after %.1f s and ran after %.1f s; %d rebuilds under churn",
+			t.name, b.cfg.objects, replicas, c.ExistSeconds, c.RunningSeconds, len(churn.LatencyMs))
+		if t.op != nil {
+			if err := settle(ctx, t.op, 5*time.Second); err != nil {
+				return err
+			}
+			after, err := t.op.counters(ctx)
 			if err != nil {
 				return err
 			}
-			before[t] = c
+			d := after.sub(before)
+			b.report.API[t.name] = &apiCost{RequestsPerReconcile: d.requests / max(d.reconciles, 1)}
 		}
-		start := time.Now()
-		if err := createAll(ctx, b.cl, b.cfg.objects, func(i int) client.Object { return t.object(fmt.Sprintf("c-%d", i)) }); err != nil {
+
+		progress("  deleting the %d objects of %s", b.cfg.objects, t.name)
+		if err := deleteAll(ctx, b.cl, b.cfg.objects, func(i int) client.Object { return t.object(fmt.Sprintf("c-%d", i)) }); err != nil {
 			return err
 		}
-		err := wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, 30*time.Minute, true, func(context.Context) (bool, error) {
-			return len(w.pods(t.ns, "c-")) >= b.cfg.objects*replicas, nil
-		})
-		if err != nil {
-			return fmt.Errorf("%s: %d of %d pods after %s: %w", t.name, len(w.pods(t.ns, "c-")), b.cfg.objects*replicas, time.Since(start), err)
+		if err := w.waitGone(ctx, t.ns, "c-", 30*time.Minute); err != nil {
+			return fmt.Errorf("%s: the pods of the deleted objects: %w", t.name, err)
 		}
-		b.report.Converge[t.name] = time.Since(start).Seconds()
+		if err := w.waitRunning(ctx, t.ns, "rebuild", replicas, 5*time.Minute); err != nil {
+			return fmt.Errorf("%s after churn: %w", t.name, err)
+		}
 	}
-	// Let the operators finish with what the pods did meanwhile: steady
-	// state is when nothing has happened for a while.
-	for _, t := range targets[:2] {
+	return nil
+}
+
+// churn deletes one of t's rebuild pods (grace 0) every churnInterval,
+// or as soon as the last one's replacement was added when that takes
+// longer, until ctx ends.
+func (b *bench) churn(ctx context.Context, w *podWatch, t *target, s *rebuildSamples) error {
+	tick := time.NewTicker(b.cfg.churnInterval)
+	defer tick.Stop()
+	for round := 0; ; round++ {
+		err := w.waitFor(ctx, 5*time.Minute, func() bool { return len(w.podsLocked(t.ns, "rebuild", false)) == replicas })
+		if err != nil {
+			break
+		}
+		lat, share, err := b.deleteOne(ctx, w, t, round, ptr.To[int64](0))
+		if err != nil {
+			break
+		}
+		s.LatencyMs = append(s.LatencyMs, ms(lat))
+		s.ShareMs = append(s.ShareMs, ms(share))
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+		}
+	}
+	if ctx.Err() != nil {
+		return nil // stopped: the convergence is over
+	}
+	return errors.New("the rebuild object did not come back to 3 pods")
+}
+
+// api creates APIObjects Redis objects in each operator's namespace at
+// once and waits for their pods to run, watches both operators in steady
+// state, then deletes each operator's namespace in turn, counting what the
+// operator sent meanwhile.
+func (b *bench) api(ctx context.Context, w *podWatch, targets []*target) error {
+	n := b.cfg.apiObjects
+	progress("API cost: %d Redis objects in each of %s and %s", n, targets[0].ns, targets[1].ns)
+	for _, t := range targets {
+		if err := createAll(ctx, b.cl, n, func(i int) client.Object { return t.object(fmt.Sprintf("a-%d", i)) }); err != nil {
+			return err
+		}
+	}
+	for _, t := range targets {
+		if err := w.waitRunning(ctx, t.ns, "a-", n*replicas, 30*time.Minute); err != nil {
+			return fmt.Errorf("%s: %w", t.name, err)
+		}
+	}
+	// Steady state: neither operator has reconciled or sent a request for
+	// a while.
+	for _, t := range targets {
 		if err := settle(ctx, t.op, 10*time.Second); err != nil {
 			return err
 		}
-		after, err := t.op.counters(ctx)
-		if err != nil {
-			return err
-		}
-		d := after.requests - before[t].requests
-		b.report.API[t.name] = &apiCost{RequestsPerReconcile: d / max(after.reconciles-before[t].reconciles, 1)}
 	}
 
 	progress("steady state: watching the operators' requests for %s", b.cfg.steady)
-	steady := map[*target]counters{}
-	for _, t := range targets[:2] {
+	before := map[*target]counters{}
+	for _, t := range targets {
 		c, err := t.op.counters(ctx)
 		if err != nil {
 			return err
 		}
-		steady[t] = c
+		before[t] = c
 	}
 	select {
 	case <-time.After(b.cfg.steady):
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	for _, t := range targets[:2] {
+	for _, t := range targets {
 		c, err := t.op.counters(ctx)
 		if err != nil {
 			return err
 		}
+		d := c.sub(before[t])
 		a := b.report.API[t.name]
-		a.SteadyWritesPerMinute = (c.writes - steady[t].writes) / b.cfg.steady.Minutes()
-		a.SteadyRequests = c.requests - steady[t].requests
+		if a == nil {
+			a = &apiCost{}
+			b.report.API[t.name] = a
+		}
+		a.SteadyWritesPerMinute = d.writes / b.cfg.steady.Minutes()
+		a.SteadyRequests = d.requests
+		a.SteadyReconciles = d.reconciles
 	}
 
-	for _, t := range targets[:2] {
-		progress("deleting namespace %s (%d Redis) with %s's operator running", t.ns, b.cfg.objects+1, t.name)
-		codes, err := t.op.byCode(ctx)
+	for _, t := range targets {
+		progress("deleting namespace %s (%d Redis) with %s's operator running", t.ns, n+1, t.name)
+		before, err := t.op.counters(ctx)
 		if err != nil {
 			return err
 		}
@@ -286,53 +428,29 @@ func (b *bench) converge(ctx context.Context, w *podWatch, targets []*target) er
 		if err := settle(ctx, t.op, 3*time.Second); err != nil {
 			return err
 		}
-		after, err := t.op.byCode(ctx)
+		after, err := t.op.counters(ctx)
 		if err != nil {
 			return err
 		}
-		a.NamespaceDeletion = map[string]float64{}
-		for code, v := range after {
-			if d := v - codes[code]; d > 0 {
-				a.NamespaceDeletion[code] = d
-			}
-		}
-	}
-	// The memory measurement wants no pods but its unrelated ones.
-	for _, t := range targets[2:] {
-		progress("deleting namespace %s", t.ns)
-		if err := b.deleteNamespace(ctx, t.ns); err != nil {
-			return err
-		}
+		d := after.sub(before)
+		a.NamespaceDeletion, a.NamespaceDeletionRedis = d.byMethodCode, n+1
+		a.NamespaceDeletionReconcile, a.NamespaceDeletionErrors = d.reconciles, d.reconcileErrors
 	}
 	return nil
 }
 
-// deleteNamespace deletes ns and waits until it is gone.
-func (b *bench) deleteNamespace(ctx context.Context, ns string) error {
-	if err := client.IgnoreNotFound(b.cl.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})); err != nil {
-		return err
-	}
-	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 10*time.Minute, true, func(ctx context.Context) (bool, error) {
-		err := b.cl.Get(ctx, client.ObjectKey{Name: ns}, &corev1.Namespace{})
-		return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
-	})
-	if err != nil {
-		return fmt.Errorf("namespace %s was not deleted: %w", ns, err)
-	}
-	return nil
-}
-
-// settle waits until the operator's reconcile counter holds still for the
-// given time.
+// settle waits until the operator's reconcile and request counters both
+// hold still for the given time.
 func settle(ctx context.Context, o *operator, still time.Duration) error {
-	last, since := -1.0, time.Now()
+	var last counters
+	since := time.Now()
 	return wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 10*time.Minute, true, func(ctx context.Context) (bool, error) {
 		c, err := o.counters(ctx)
 		if err != nil {
 			return false, err
 		}
-		if c.reconciles != last {
-			last, since = c.reconciles, time.Now()
+		if c.reconciles != last.reconciles || c.requests != last.requests {
+			last, since = c, time.Now()
 		}
 		return time.Since(since) >= still, nil
 	})
@@ -340,6 +458,18 @@ func settle(ctx context.Context, o *operator, still time.Duration) error {
 
 // createAll creates n objects with 8 clients at once.
 func createAll(ctx context.Context, cl client.Client, n int, object func(i int) client.Object) error {
+	return forAll(ctx, n, "creates", func(i int) error { return cl.Create(ctx, object(i)) })
+}
+
+// deleteAll deletes n objects with 8 clients at once, their pods in the
+// background.
+func deleteAll(ctx context.Context, cl client.Client, n int, object func(i int) client.Object) error {
+	return forAll(ctx, n, "deletes", func(i int) error {
+		return client.IgnoreNotFound(cl.Delete(ctx, object(i), client.PropagationPolicy(metav1.DeletePropagationBackground)))
+	})
+}
+
+func forAll(ctx context.Context, n int, what string, do func(i int) error) error {
 	var (
 		wg   sync.WaitGroup
 		mu   sync.Mutex
@@ -349,7 +479,7 @@ func createAll(ctx context.Context, cl client.Client, n int, object func(i int) 
 	for range 8 {
 		wg.Go(func() {
 			for i := range next {
-				if err := cl.Create(ctx, object(i)); err != nil {
+				if err := do(i); err != nil {
 					mu.Lock()
 					errs = append(errs, err)
 					mu.Unlock()
@@ -358,14 +488,17 @@ func createAll(ctx context.Context, cl client.Client, n int, object func(i int) 
 		})
 	}
 	for i := range n {
-		next <- i
+		select {
+		case next <- i:
+		case <-ctx.Done():
+		}
 	}
 	close(next)
 	wg.Wait()
 	if len(errs) > 0 {
-		return fmt.Errorf("%d of %d creates failed, the first: %w", len(errs), n, errs[0])
+		return fmt.Errorf("%d of %d %s failed, the first: %w", len(errs), n, what, errs[0])
 	}
-	return nil
+	return ctx.Err()
 }
 
 // memory measures each operator alone, reconciling every namespace, idle,
@@ -399,13 +532,14 @@ func (b *bench) memory(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := b.ensureNamespace(ctx, "bench-unrelated"); err != nil {
+	const ns = "bench-unrelated"
+	if err := b.createNamespace(ctx, ns); err != nil {
 		return err
 	}
 	progress("creating %d unrelated pods (pending behind a scheduling gate)", b.cfg.unrelatedPods)
 	err := createAll(ctx, b.cl, b.cfg.unrelatedPods, func(i int) client.Object {
 		return &corev1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Namespace: "bench-unrelated", Name: fmt.Sprintf("app-%d", i),
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("app-%d", i),
 				Labels: map[string]string{"app": "unrelated", "tier": "web"}},
 			Spec: corev1.PodSpec{
 				SchedulingGates: []corev1.PodSchedulingGate{{Name: "example.org/never"}},
@@ -424,133 +558,94 @@ func (b *bench) memory(ctx context.Context) error {
 			return err
 		}
 	}
+	progress("deleting namespace %s", ns)
+	return b.deleteNamespace(ctx, ns)
+}
+
+// createNamespace creates ns with the bench's label.
+func (b *bench) createNamespace(ctx context.Context, ns string) error {
+	err := b.cl.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{benchLabel: "true"}}})
+	if err != nil {
+		return fmt.Errorf("creating namespace %s: %w", ns, err)
+	}
 	return nil
 }
 
-// podWatch records when each pod was first seen and when it went, from
-// one informer over every namespace.
-type podWatch struct {
-	mu      sync.Mutex
-	added   map[types.UID]time.Time
-	deleted map[types.UID]time.Time
-	store   cache.Store
-	cancel  context.CancelFunc
+// removeEarlierRuns deletes what an earlier, interrupted run left: its
+// namespaces, after taking the finalizers off their Redis objects (no
+// operator is left to remove them).
+func (b *bench) removeEarlierRuns(ctx context.Context) error {
+	list := &corev1.NamespaceList{}
+	if err := b.cl.List(ctx, list, client.HasLabels{benchLabel}); err != nil {
+		return err
+	}
+	for _, ns := range list.Items {
+		progress("deleting namespace %s, left by an earlier run", ns.Name)
+		if err := b.deleteNamespace(ctx, ns.Name); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-func startWatch(ctx context.Context, cs kubernetes.Interface) (*podWatch, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	f := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
-		o.FieldSelector = "metadata.namespace!=bench-unrelated"
-	}))
-	inf := f.Core().V1().Pods().Informer()
-	w := &podWatch{added: map[types.UID]time.Time{}, deleted: map[types.UID]time.Time{}, store: inf.GetStore(), cancel: cancel}
-	_, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj any) {
-			if p, ok := obj.(*corev1.Pod); ok {
-				w.mark(w.added, p.UID)
-			}
-		},
-		DeleteFunc: func(obj any) {
-			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-				obj = d.Obj
-			}
-			if p, ok := obj.(*corev1.Pod); ok {
-				w.mark(w.deleted, p.UID)
-			}
-		},
+// deleteNamespace deletes ns and waits until it is gone. Redis objects
+// that still have finalizers when no operator of this run reconciles them
+// lose them, or they would keep the namespace in Terminating.
+func (b *bench) deleteNamespace(ctx context.Context, ns string) error {
+	if err := client.IgnoreNotFound(b.cl.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})); err != nil {
+		return err
+	}
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 15*time.Minute, true, func(ctx context.Context) (bool, error) {
+		err := b.cl.Get(ctx, client.ObjectKey{Name: ns}, &corev1.Namespace{})
+		if err == nil && !b.reconciled(ns) {
+			b.stripFinalizers(ctx, ns)
+		}
+		return apierrors.IsNotFound(err), client.IgnoreNotFound(err)
 	})
 	if err != nil {
-		cancel()
-		return nil, err
+		return fmt.Errorf("namespace %s was not deleted: %w", ns, err)
 	}
-	f.Start(ctx.Done())
-	for typ, ok := range f.WaitForCacheSync(ctx.Done()) {
-		if !ok {
-			cancel()
-			return nil, fmt.Errorf("the watch of %v did not sync", typ)
-		}
-	}
-	return w, nil
+	return nil
 }
 
-func (w *podWatch) mark(m map[types.UID]time.Time, uid types.UID) {
-	now := time.Now()
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if _, seen := m[uid]; !seen {
-		m[uid] = now
-	}
-}
-
-func (w *podWatch) stop() { w.cancel() }
-
-// pods lists the pods of ns whose names start with prefix and that are
-// not being deleted, by name.
-func (w *podWatch) pods(ns, prefix string) []corev1.Pod {
-	var out []corev1.Pod
-	for _, obj := range w.store.List() {
-		p := obj.(*corev1.Pod)
-		if p.Namespace == ns && strings.HasPrefix(p.Name, prefix) && p.DeletionTimestamp == nil {
-			out = append(out, *p)
-		}
-	}
-	slices.SortFunc(out, func(a, b corev1.Pod) int { return strings.Compare(a.Name, b.Name) })
-	return out
-}
-
-// replacement returns when the replacement of victim was added (a pod
-// not in before: of the same name if sameName) and when victim went; zero
-// while not yet.
-func (w *podWatch) replacement(ns string, victim corev1.Pod, before map[types.UID]bool, sameName bool) (added, deleted time.Time) {
-	w.mu.Lock()
-	deleted = w.deleted[victim.UID]
-	w.mu.Unlock()
-	for _, obj := range w.store.List() {
-		p := obj.(*corev1.Pod)
-		if p.Namespace != ns || before[p.UID] || (sameName && p.Name != victim.Name) {
-			continue
-		}
-		w.mu.Lock()
-		t := w.added[p.UID]
-		w.mu.Unlock()
-		if !t.IsZero() && (added.IsZero() || t.Before(added)) {
-			added = t
-		}
-	}
-	return added, deleted
-}
-
-// waitSteady waits until ns has n pods named prefix*, all Running and
-// Ready, and none being deleted.
-func (w *podWatch) waitSteady(ctx context.Context, ns, prefix string, n int) error {
-	return wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, 3*time.Minute, true, func(context.Context) (bool, error) {
-		all := 0
-		for _, obj := range w.store.List() {
-			p := obj.(*corev1.Pod)
-			if p.Namespace == ns && strings.HasPrefix(p.Name, prefix) {
-				all++
-			}
-		}
-		pods := w.pods(ns, prefix)
-		if all != n || len(pods) != n {
-			return false, nil
-		}
-		for _, p := range pods {
-			if p.Status.Phase != corev1.PodRunning || !ready(&p) {
-				return false, nil
-			}
-		}
-		return true, nil
-	})
-}
-
-func ready(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
+// reconciled reports whether a running operator of this run reconciles ns.
+func (b *bench) reconciled(ns string) bool {
+	for _, o := range b.operators {
+		if o.Running() && o.namespace == ns {
+			return true
 		}
 	}
 	return false
+}
+
+func (b *bench) stripFinalizers(ctx context.Context, ns string) {
+	list := &myappv1.RedisList{}
+	if err := b.cl.List(ctx, list, client.InNamespace(ns)); err != nil {
+		return
+	}
+	for i := range list.Items {
+		if r := &list.Items[i]; len(r.Finalizers) > 0 {
+			_ = b.cl.Patch(ctx, r, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`)))
+		}
+	}
+}
+
+// cleanup stops the operators and deletes the namespaces, without waiting:
+// what is left, the next run removes first.
+func (b *bench) cleanup() {
+	for _, o := range b.operators {
+		o.stop()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	list := &corev1.NamespaceList{}
+	if err := b.cl.List(ctx, list, client.HasLabels{benchLabel}); err != nil {
+		return
+	}
+	for _, ns := range list.Items {
+		b.stripFinalizers(ctx, ns.Name)
+		_ = client.IgnoreNotFound(b.cl.Delete(ctx, &ns))
+	}
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -1,15 +1,19 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
+	"strings"
 	"text/tabwriter"
 )
 
 // percentile returns the q-quantile (0 < q <= 1) of samples, the nearest
-// rank; NaN for no samples.
+// rank; NaN for no samples. Below 100 samples the 0.99-quantile is the
+// largest sample.
 func percentile(samples []float64, q float64) float64 {
 	if len(samples) == 0 {
 		return math.NaN()
@@ -19,14 +23,23 @@ func percentile(samples []float64, q float64) float64 {
 	return s[max(i, 0)]
 }
 
-// print writes the report as one table, with each target's ratio to the
-// StatefulSet controller (below 1 is faster).
+const (
+	sts = "StatefulSet"
+	rs  = "ReplicaSet"
+)
+
+// print writes the report as one table, with the ratios to the
+// StatefulSet and the ReplicaSet controllers (below 1 is faster or
+// cheaper), then whether the latest chapter meets its targets.
 func (b *bench) print(out io.Writer) {
 	r := b.report
 	m := r.Machine
+	c := r.Config
 	fmt.Fprintf(out, "\nRedis operator benchmark, %s\n", m.Date)
-	fmt.Fprintf(out, "machine: %s/%s, %d CPUs, %s; cluster: %s, Kubernetes %s\n", m.OS, m.Arch, m.CPUs, m.Go, m.Cluster, m.Kubernetes)
-	fmt.Fprintf(out, "%d deletes per target and kind, %d objects of %d pods\n\n", r.Config.Samples, r.Config.Objects, replicas)
+	fmt.Fprintf(out, "machine: %s, %d CPUs, %.1f GiB; %s/%s, %s\n", m.CPU, m.CPUs, m.MemoryGiB, m.OS, m.Arch, m.Go)
+	fmt.Fprintf(out, "cluster: %s (nodes %s, room for %d pods), Kubernetes %s\n", m.Cluster, strings.Join(m.Nodes, ", "), m.PodSlots, m.Kubernetes)
+	fmt.Fprintf(out, "%d deletes per target and kind after %d warm-up rounds; %d objects of %d pods; %d Redis per operator for API cost; steady state watched %s\n\n",
+		c.Samples, c.Warmup, c.Objects, replicas, c.APIObjects, c.Steady)
 
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	row := func(cells ...any) {
@@ -35,59 +48,178 @@ func (b *bench) print(out io.Writer) {
 		}
 		fmt.Fprintln(tw)
 	}
-	row("rebuild, delete call -> replacement ADDED", "", "p50 ms", "p90 ms", "p99 ms", "p50 / StatefulSet", "p99 / StatefulSet")
+	fewSamples := false
+	section := func(title string) {
+		fmt.Fprintln(tw, title) // a line without cells: the columns restart below it
+		row("", "", "n", "p50 ms", "p90 ms", "p99 ms", "p50/STS", "p99/STS", "p50/RS", "p99/RS")
+	}
+	latencies := func(set rebuildSet, samples func(*rebuildSamples) []float64, kind string) {
+		for _, name := range r.Targets {
+			if set[name] == nil {
+				continue
+			}
+			s := samples(set[name])
+			fewSamples = fewSamples || len(s) < 100
+			p := func(q float64) float64 { return percentile(s, q) }
+			peer := func(peer string, q float64) string {
+				if set[peer] == nil {
+					return "-"
+				}
+				return ratio(p(q), percentile(samples(set[peer]), q))
+			}
+			row("  "+kind, name, len(s), f1(p(.5)), f1(p(.9)), f1(p(.99)), peer(sts, .5), peer(sts, .99), peer(rs, .5), peer(rs, .99))
+			kind = ""
+		}
+	}
+	latency := func(s *rebuildSamples) []float64 { return s.LatencyMs }
+	share := func(s *rebuildSamples) []float64 { return s.ShareMs }
+	section("rebuild: delete call -> replacement ADDED")
 	for _, k := range deleteKinds {
-		set := r.Rebuild[k.name]
-		sts := set["StatefulSet"].LatencyMs
-		for _, name := range r.TargetOrder {
-			s := set[name].LatencyMs
-			row(k.name, name, f1(percentile(s, .5)), f1(percentile(s, .9)), f1(percentile(s, .99)),
-				ratio(percentile(s, .5), percentile(sts, .5)), ratio(percentile(s, .99), percentile(sts, .99)))
-		}
+		latencies(r.Rebuild[k.name], latency, k.name)
 	}
-	row()
-	row("controller's share, old DELETED -> replacement ADDED", "", "p50 ms", "p90 ms", "p99 ms", "", "")
+	section("controller's share: old pod's DELETED (ReplicaSet: its deletion's start) -> replacement ADDED")
 	for _, k := range deleteKinds {
-		set := r.Rebuild[k.name]
-		for _, name := range r.TargetOrder {
-			s := set[name].ShareMs
-			if len(s) == 0 {
-				row(k.name, name, "-", "-", "-", "replaces at the delete's start", "")
-				continue
-			}
-			row(k.name, name, f1(percentile(s, .5)), f1(percentile(s, .9)), f1(percentile(s, .99)), "", "")
-		}
+		latencies(r.Rebuild[k.name], share, k.name)
 	}
-	if len(r.Converge) > 0 {
-		row()
-		row(fmt.Sprintf("convergence, %d x %d pods exist", r.Config.Objects, replicas), "", "seconds", "", "", "/ StatefulSet", "")
-		for _, name := range r.TargetOrder {
-			row("", name, f1(r.Converge[name]), "", "", ratio(r.Converge[name], r.Converge["StatefulSet"]), "")
-		}
-		row()
-		row("API cost", "", "req/reconcile", "steady writes/min", "steady requests", "ns deletion s", "ns deletion requests by code")
-		for _, name := range r.TargetOrder {
-			a, ok := r.API[name]
-			if !ok {
-				continue
-			}
-			row("", name, f1(a.RequestsPerReconcile), f1(a.SteadyWritesPerMinute), fmt.Sprint(a.SteadyRequests),
-				f1(a.NamespaceDeletionSecs), fmt.Sprint(a.NamespaceDeletion))
-		}
-	}
-	if len(r.Memory) > 0 {
-		row()
-		row("operator memory (MiB)", "", "idle RSS", "idle heap", fmt.Sprintf("RSS, %d unrelated pods", r.Config.UnrelatedPods), "heap, unrelated pods", "heap growth")
-		for _, name := range r.TargetOrder {
-			mem, ok := r.Memory[name]
-			if !ok {
-				continue
-			}
-			row("", name, f1(mem.IdleRSSMiB), f1(mem.IdleHeapMiB), f1(mem.UnrelatedRSSMiB), f1(mem.UnrelatedHeapMiB),
-				fmt.Sprintf("%+.0f%%", 100*(mem.UnrelatedHeapMiB/mem.IdleHeapMiB-1)))
-		}
+	if len(r.Churn) > 0 {
+		section(fmt.Sprintf("rebuild under churn: a delete every %s while %d objects converge", c.ChurnInterval, c.Objects))
+		latencies(r.Churn, latency, "grace-period=0")
 	}
 	tw.Flush()
+	if fewSamples {
+		fmt.Fprintln(out, "(a p99 of fewer than 100 samples is their largest)")
+	}
+
+	if len(r.Converge) > 0 {
+		fmt.Fprintln(out)
+		row(fmt.Sprintf("convergence, %d x %d pods", c.Objects, replicas), "exist s", "running s", "running/STS", "running/RS")
+		for _, name := range r.Targets {
+			cv := r.Converge[name]
+			row(name, f1(cv.ExistSeconds), f1(cv.RunningSeconds),
+				ratio(cv.RunningSeconds, r.Converge[sts].RunningSeconds), ratio(cv.RunningSeconds, r.Converge[rs].RunningSeconds))
+		}
+		fmt.Fprintf(tw, "(in the order %s)\n", strings.Join(c.ConvergeOrder, ", "))
+		tw.Flush()
+		fmt.Fprintln(out)
+		row("API cost", "req/reconcile", "steady writes/min", "steady requests", "ns deletion s", "reconciles", "errors", "requests by method and code")
+		for _, name := range r.Targets {
+			if a, ok := r.API[name]; ok {
+				row(name, f1(a.RequestsPerReconcile), f1(a.SteadyWritesPerMinute), a.SteadyRequests,
+					f1(a.NamespaceDeletionSecs), a.NamespaceDeletionReconcile, a.NamespaceDeletionErrors, byMethodCode(a.NamespaceDeletion))
+			}
+		}
+		fmt.Fprintf(tw, "(the namespace deleted held %d Redis objects)\n", c.APIObjects+1)
+		tw.Flush()
+	}
+	if len(r.Memory) > 0 {
+		fmt.Fprintln(out)
+		row("operator memory, MiB", "idle RSS", "idle heap", fmt.Sprintf("RSS, %d unrelated pods", c.UnrelatedPods), "heap, unrelated pods", "heap growth")
+		for _, name := range r.Targets {
+			if mem, ok := r.Memory[name]; ok {
+				row(name, f1(mem.IdleRSSMiB), f1(mem.IdleHeapMiB), f1(mem.UnrelatedRSSMiB), f1(mem.UnrelatedHeapMiB), fmt.Sprintf("%+.0f%%", 100*growth(mem)))
+			}
+		}
+		tw.Flush()
+	}
+
+	fmt.Fprintf(out, "\nchapter %d's targets:\n", c.NewChapter)
+	for _, v := range r.verdicts() {
+		mark := "PASS"
+		if !v.ok {
+			mark = "FAIL"
+		}
+		fmt.Fprintf(out, "  %s  %s: %s\n", mark, v.target, v.measured)
+	}
+}
+
+// verdict is one target of the latest chapter and what was measured.
+type verdict struct {
+	target, measured string
+	ok               bool
+}
+
+// verdicts checks the latest chapter against the targets of the
+// benchmark's issue, for the measurements that ran.
+func (r report) verdicts() []verdict {
+	newName := fmt.Sprintf("chapter %d", r.Config.NewChapter)
+	oldName := fmt.Sprintf("chapter %d", r.Config.OldChapter)
+	var out []verdict
+	for _, k := range deleteKinds {
+		set := r.Rebuild[k.name]
+		if set[newName] == nil || set[sts] == nil {
+			continue
+		}
+		ok := true
+		var ours, theirs []string
+		for _, q := range []float64{.5, .9, .99} {
+			a, b := percentile(set[newName].LatencyMs, q), percentile(set[sts].LatencyMs, q)
+			ok = ok && a <= b
+			ours, theirs = append(ours, f1(a)), append(theirs, f1(b))
+		}
+		out = append(out, verdict{
+			target:   fmt.Sprintf("rebuild p50/p90/p99, %s, at most the StatefulSet's", k.name),
+			measured: fmt.Sprintf("%s ms against %s ms", strings.Join(ours, "/"), strings.Join(theirs, "/")),
+			ok:       ok,
+		})
+	}
+	for _, k := range deleteKinds {
+		if s := r.Rebuild[k.name][newName]; s != nil {
+			p99 := percentile(s.ShareMs, .99)
+			out = append(out, verdict{
+				target:   fmt.Sprintf("controller's share p99, %s, under 20 ms", k.name),
+				measured: f1(p99) + " ms", ok: p99 < 20,
+			})
+		}
+	}
+	if cv, peer := r.Converge[newName], r.Converge[sts]; cv != nil && peer != nil {
+		out = append(out, verdict{
+			target:   fmt.Sprintf("%d x %d pods running in at most half the StatefulSet's time", r.Config.Objects, replicas),
+			measured: fmt.Sprintf("%.1f s against %.1f s", cv.RunningSeconds, peer.RunningSeconds),
+			ok:       cv.RunningSeconds <= peer.RunningSeconds/2,
+		})
+	}
+	if a := r.API[newName]; a != nil {
+		out = append(out, verdict{
+			target:   "no write and no request in steady state",
+			measured: fmt.Sprintf("%.0f requests, %.1f writes a minute, over %s", a.SteadyRequests, a.SteadyWritesPerMinute, r.Config.Steady),
+			ok:       a.SteadyRequests == 0 && a.SteadyWritesPerMinute == 0,
+		})
+		refused := a.NamespaceDeletion["POST 403"]
+		out = append(out, verdict{
+			target: "namespace deletion: no refused create retried (no reconcile error, at most one refused create per reconcile)",
+			measured: fmt.Sprintf("%.0f refused creates in %.0f reconciles, %.0f reconcile errors, for %d Redis",
+				refused, a.NamespaceDeletionReconcile, a.NamespaceDeletionErrors, a.NamespaceDeletionRedis),
+			ok: a.NamespaceDeletionErrors == 0 && refused <= a.NamespaceDeletionReconcile,
+		})
+	}
+	if mem, old := r.Memory[newName], r.Memory[oldName]; mem != nil && old != nil {
+		out = append(out, verdict{
+			target: fmt.Sprintf("Go heap within 10%% with %d unrelated pods, where %s's grows", r.Config.UnrelatedPods, oldName),
+			measured: fmt.Sprintf("%+.0f%% (%.1f to %.1f MiB), %s %+.0f%%",
+				100*growth(mem), mem.IdleHeapMiB, mem.UnrelatedHeapMiB, oldName, 100*growth(old)),
+			ok: math.Abs(growth(mem)) <= 0.10 && growth(old) > 0.10,
+		})
+	}
+	return out
+}
+
+func growth(m *memory) float64 { return m.UnrelatedHeapMiB/m.IdleHeapMiB - 1 }
+
+// byMethodCode prints request counts as "POST 201: 12, GET 200: 3", the
+// largest first.
+func byMethodCode(m map[string]float64) string {
+	keys := slices.Collect(maps.Keys(m))
+	slices.SortFunc(keys, func(a, b string) int {
+		return cmp.Or(cmp.Compare(m[b], m[a]), strings.Compare(a, b))
+	})
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s: %.0f", k, m[k])
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
 }
 
 func f1(v float64) string {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"maps"
 	"math"
 	"testing"
 )
@@ -20,5 +21,78 @@ func TestPercentile(t *testing.T) {
 	}
 	if !math.IsNaN(percentile(nil, .5)) {
 		t.Error("percentile of no samples is not NaN")
+	}
+}
+
+func TestVerdicts(t *testing.T) {
+	samples := func(v ...float64) *rebuildSamples { return &rebuildSamples{LatencyMs: v, ShareMs: v} }
+	r := report{
+		Config: reportConfig{OldChapter: 5, NewChapter: 7, Objects: 10, Steady: "1m0s"},
+		Rebuild: map[string]rebuildSet{
+			"graceful":       {"chapter 7": samples(1, 2, 3), sts: samples(1, 2, 30)},
+			"grace-period=0": {"chapter 7": samples(1, 2, 40), sts: samples(1, 2, 30)},
+		},
+		Converge: map[string]*converge{"chapter 7": {RunningSeconds: 10}, sts: {RunningSeconds: 20}},
+		API: map[string]*apiCost{"chapter 7": {
+			SteadyRequests: 0, NamespaceDeletion: map[string]float64{"POST 403": 12},
+			NamespaceDeletionReconcile: 11, NamespaceDeletionRedis: 11,
+		}},
+		Memory: map[string]*memory{
+			"chapter 7": {IdleHeapMiB: 4, UnrelatedHeapMiB: 4.2},
+			"chapter 5": {IdleHeapMiB: 4, UnrelatedHeapMiB: 26},
+		},
+	}
+	got := map[string]bool{}
+	for _, v := range r.verdicts() {
+		got[v.target] = v.ok
+	}
+	want := map[string]bool{
+		"rebuild p50/p90/p99, graceful, at most the StatefulSet's":                                                     true,
+		"rebuild p50/p90/p99, grace-period=0, at most the StatefulSet's":                                               false, // p99 40 > 30
+		"controller's share p99, graceful, under 20 ms":                                                                true,
+		"controller's share p99, grace-period=0, under 20 ms":                                                          false,
+		"10 x 3 pods running in at most half the StatefulSet's time":                                                   true, // 10 s against 20 s
+		"no write and no request in steady state":                                                                      true,
+		"namespace deletion: no refused create retried (no reconcile error, at most one refused create per reconcile)": false, // 12 refused in 11 reconciles
+		"Go heap within 10% with 0 unrelated pods, where chapter 5's grows":                                            true,
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("verdicts:\n got %v\nwant %v", got, want)
+	}
+}
+
+func TestFit(t *testing.T) {
+	c := config{}
+	if err := c.fit(4000); err != nil || c.objects != 100 || c.apiObjects != 100 {
+		t.Errorf("fit(4000) = %d objects, %d API objects, %v; want 100, 100", c.objects, c.apiObjects, err)
+	}
+	c = config{}
+	if err := c.fit(110); err != nil || c.objects != (110-fixedPods)/3 || c.apiObjects != (110-fixedPods)/6 {
+		t.Errorf("fit(110) = %d objects, %d API objects, %v; want what 110 pods hold", c.objects, c.apiObjects, err)
+	}
+	c = config{objects: 1000}
+	if err := c.fit(110); err == nil {
+		t.Error("BENCH_N=1000 fit a node of 110 pods")
+	}
+	c = config{}
+	if err := c.fit(fixedPods); err == nil {
+		t.Error("a cluster with no room for any object was accepted")
+	}
+}
+
+func TestBackend(t *testing.T) {
+	for _, tc := range []struct {
+		cluster string
+		nodes   []string
+		want    string
+	}{
+		{"kind", []string{"redis-operator-control-plane"}, "kind"},
+		{"auto", []string{"hollow-node-1"}, "local"},
+		{"", []string{"redis-operator-control-plane"}, "kind"},
+		{"", []string{"node-a"}, "existing"},
+	} {
+		if got := backend(tc.cluster, tc.nodes); got != tc.want {
+			t.Errorf("backend(%q, %v) = %q, want %q", tc.cluster, tc.nodes, got, tc.want)
+		}
 	}
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"math"
 	"net/http"
 	"os"
 	"os/exec"
@@ -14,12 +16,9 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -91,147 +90,164 @@ func (b *bench) targets() []*target {
 	}
 }
 
-// operator is bin/operator running one chapter, as `make run` runs it.
+// operator is bin/operator running one chapter, as `make run` runs it,
+// with its pprof endpoint on for forcing garbage collections.
 type operator struct {
 	chapter   int
 	namespace string // "" for every namespace
-	proc      *proc.Process
-	metrics   string // http://host:port/metrics
+	*proc.Operator
+	pprof string // http://host:port
 }
 
 // startOperator starts chapter's operator, reconciling namespace only
 // (every namespace when empty), and waits until it is ready.
 func (b *bench) startOperator(ctx context.Context, chapter int, namespace string) (*operator, error) {
-	ports := make([]int, 2)
-	for i := range ports {
-		p, err := proc.FreePort()
-		if err != nil {
-			return nil, err
-		}
-		ports[i] = p
-	}
-	if err := os.MkdirAll(b.cfg.out, 0o755); err != nil {
-		return nil, err
-	}
-	logPath := filepath.Join(b.cfg.out, fmt.Sprintf("operator-chapter%02d.log", chapter))
-	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	port, err := proc.FreePort()
 	if err != nil {
 		return nil, err
 	}
-	args := []string{"--chapter", strconv.Itoa(chapter), "--kubeconfig", b.kubeconfig,
-		"--metrics-bind-address", fmt.Sprintf("127.0.0.1:%d", ports[0]),
-		"--health-probe-bind-address", fmt.Sprintf("127.0.0.1:%d", ports[1])}
+	args := []string{"--pprof-bind-address", fmt.Sprintf("127.0.0.1:%d", port)}
 	if namespace != "" {
 		args = append(args, "--namespace", namespace)
 	}
-	p, err := proc.Start(exec.Command(b.cfg.operatorBin, args...), logf)
-	if err != nil {
-		return nil, err
-	}
-	o := &operator{chapter: chapter, namespace: namespace, proc: p, metrics: fmt.Sprintf("http://127.0.0.1:%d/metrics", ports[0])}
-	b.operators = append(b.operators, o)
-	ready := fmt.Sprintf("http://127.0.0.1:%d/readyz", ports[1])
-	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		if !p.Running() {
-			return false, fmt.Errorf("the chapter %d operator exited; its log %s ends with:\n%s", chapter, logPath, proc.Tail(logPath, 20))
-		}
-		return httpOK(ctx, ready), nil
+	p, err := proc.StartOperator(ctx, proc.OperatorOptions{
+		Binary: b.cfg.operatorBin, Chapter: chapter, Kubeconfig: b.kubeconfig, Args: args,
+		LogPath: filepath.Join(b.cfg.out, fmt.Sprintf("operator-chapter%02d.log", chapter)),
 	})
-	return o, err
-}
-
-func httpOK(ctx context.Context, url string) bool {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return false
+		return nil, fmt.Errorf("chapter %d: %w", chapter, err)
 	}
-	resp, err := httpClient.Do(req)
-	if err != nil {
-		return false
-	}
-	resp.Body.Close()
-	return resp.StatusCode == http.StatusOK
+	o := &operator{chapter: chapter, namespace: namespace, Operator: p, pprof: fmt.Sprintf("http://127.0.0.1:%d", port)}
+	b.operators = append(b.operators, o)
+	return o, nil
 }
 
-var httpClient = &http.Client{Timeout: 5 * time.Second}
+func (o *operator) stop() { o.Stop(30 * time.Second) }
 
-func (o *operator) stop() {
-	if o.proc != nil && o.proc.Running() {
-		o.proc.Stop(30 * time.Second)
-	}
+// counters is what the operator's metrics count: reconciles (and those
+// that returned an error) and API requests, in total, those that wrote,
+// and by method and response code ("POST 403").
+type counters struct {
+	reconciles, reconcileErrors float64
+	requests, writes            float64
+	byMethodCode                map[string]float64
 }
-
-// counters reads the operator's reconciles and its API requests, in total
-// and those that wrote.
-type counters struct{ reconciles, requests, writes float64 }
 
 func (o *operator) counters(ctx context.Context) (counters, error) {
-	m, err := promtext.Scrape(ctx, o.metrics)
+	m, err := promtext.Scrape(ctx, o.MetricsURL)
 	if err != nil {
 		return counters{}, err
 	}
-	var c counters
-	if c.reconciles, err = m.Sum("controller_runtime_reconcile_total", promtext.Label("controller", "redis")); err != nil {
+	c := counters{byMethodCode: map[string]float64{}}
+	redis := promtext.Label("controller", "redis")
+	if c.reconciles, err = m.Sum("controller_runtime_reconcile_total", redis); err != nil {
+		return c, err
+	}
+	if c.reconcileErrors, err = m.Sum("controller_runtime_reconcile_errors_total", redis); err != nil {
 		return c, err
 	}
 	if c.requests, err = m.Sum("rest_client_requests_total", nil); err != nil {
 		return c, err
 	}
-	c.writes, err = m.Sum("rest_client_requests_total", promtext.Write)
+	if c.writes, err = m.Sum("rest_client_requests_total", promtext.Write); err != nil {
+		return c, err
+	}
+	c.byMethodCode, err = m.SumBy("rest_client_requests_total", "method", "code")
 	return c, err
 }
 
-// byCode reads the operator's API requests by response code.
-func (o *operator) byCode(ctx context.Context) (map[string]float64, error) {
-	m, err := promtext.Scrape(ctx, o.metrics)
-	if err != nil {
-		return nil, err
+// sub returns what the counters counted since before.
+func (c counters) sub(before counters) counters {
+	d := counters{
+		reconciles: c.reconciles - before.reconciles, reconcileErrors: c.reconcileErrors - before.reconcileErrors,
+		requests: c.requests - before.requests, writes: c.writes - before.writes,
+		byMethodCode: map[string]float64{},
 	}
-	out := map[string]float64{}
-	for _, code := range []string{"200", "201", "403", "404", "409", "422", "429", "500"} {
-		v, err := m.Sum("rest_client_requests_total", promtext.Label("code", code))
-		if err != nil {
-			return nil, err
+	for k, v := range c.byMethodCode {
+		if v -= before.byMethodCode[k]; v > 0 {
+			d.byMethodCode[k] = v
 		}
-		out[code] = v
 	}
-	return out, nil
+	return d
 }
 
-// memory reads the operator's resident set size and the lowest Go heap in
-// use over ten seconds, once it has settled for fifteen.
+// memory forces two garbage collections in the operator (through pprof's
+// heap profile with gc=1), then reads the Go heap in use from its metrics
+// and samples its resident set size five times, a second apart, keeping
+// the median. It repeats until the heap holds still within 2% (the
+// operator's caches have filled), for at most two minutes.
 func (o *operator) memory(ctx context.Context) (rssMiB, heapMiB float64, err error) {
-	select {
-	case <-time.After(15 * time.Second):
-	case <-ctx.Done():
-		return 0, 0, ctx.Err()
-	}
-	heap := -1.0
-	for range 10 {
-		m, err := promtext.Scrape(ctx, o.metrics)
+	deadline := time.Now().Add(2 * time.Minute)
+	last := -1.0
+	for {
+		for range 2 {
+			if err := httpGet(ctx, o.pprof+"/debug/pprof/heap?gc=1"); err != nil {
+				return 0, 0, fmt.Errorf("forcing a GC: %w", err)
+			}
+		}
+		m, err := promtext.Scrape(ctx, o.MetricsURL)
 		if err != nil {
 			return 0, 0, err
 		}
-		h, err := m.Sum("go_memstats_heap_inuse_bytes", nil)
+		heap, err := m.Sum("go_memstats_heap_inuse_bytes", nil)
 		if err != nil {
 			return 0, 0, err
 		}
-		if heap < 0 || h < heap {
-			heap = h
+		var rss []float64
+		for range 5 {
+			r, err := residentMiB(o.Pid())
+			if err != nil {
+				return 0, 0, err
+			}
+			rss = append(rss, r)
+			select {
+			case <-time.After(time.Second):
+			case <-ctx.Done():
+				return 0, 0, ctx.Err()
+			}
 		}
-		time.Sleep(time.Second)
+		heapMiB, rssMiB = heap/(1<<20), percentile(rss, .5)
+		if last > 0 && math.Abs(heap-last) <= 0.02*last || time.Now().After(deadline) {
+			return rssMiB, heapMiB, nil
+		}
+		last = heap
 	}
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", o.proc.Pid()))
+}
+
+// residentMiB reads a process' resident set size.
+func residentMiB(pid int) (float64, error) {
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return 0, 0, err
+		return 0, err
 	}
 	m := regexp.MustCompile(`VmRSS:\s+(\d+) kB`).FindSubmatch(status)
 	if m == nil {
-		return 0, 0, fmt.Errorf("no VmRSS in /proc/%d/status", o.proc.Pid())
+		return 0, fmt.Errorf("no VmRSS in /proc/%d/status", pid)
 	}
-	kb, _ := strconv.ParseFloat(string(m[1]), 64)
-	return kb / 1024, heap / (1 << 20), nil
+	kb, err := strconv.ParseFloat(string(m[1]), 64)
+	return kb / 1024, err
 }
+
+func httpGet(ctx context.Context, url string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := httpClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: %s", url, resp.Status)
+	}
+	return nil
+}
+
+var httpClient = &http.Client{Timeout: 30 * time.Second}
 
 // latestChapter asks the operator binary for its chapters.
 func latestChapter(bin string) (int, error) {
@@ -248,43 +264,4 @@ func latestChapter(bin string) (int, error) {
 		return 0, fmt.Errorf("%s --help lists no chapters; build it with `make build`", bin)
 	}
 	return latest, nil
-}
-
-// ensureNamespace creates ns, first waiting for an earlier run's to go.
-func (b *bench) ensureNamespace(ctx context.Context, ns string) error {
-	err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, 5*time.Minute, true, func(ctx context.Context) (bool, error) {
-		err := b.cl.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{"bench": "redis-operator"}}})
-		if apierrors.IsAlreadyExists(err) {
-			return false, nil // an earlier run's, going
-		}
-		return err == nil, err
-	})
-	if err != nil {
-		return fmt.Errorf("creating namespace %s: %w", ns, err)
-	}
-	b.namespaces = append(b.namespaces, ns)
-	return nil
-}
-
-// cleanup stops the operators and deletes the namespaces, without waiting.
-// The Redis objects lose their finalizers first: with no operator left to
-// remove them, they would keep their namespaces in Terminating.
-func (b *bench) cleanup() {
-	for _, o := range b.operators {
-		o.stop()
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	for _, ns := range b.namespaces {
-		list := &myappv1.RedisList{}
-		if err := b.cl.List(ctx, list, client.InNamespace(ns)); err == nil {
-			for i := range list.Items {
-				r := &list.Items[i]
-				if len(r.Finalizers) > 0 {
-					_ = b.cl.Patch(ctx, r, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`)))
-				}
-			}
-		}
-		_ = client.IgnoreNotFound(b.cl.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
-	}
 }

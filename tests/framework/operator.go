@@ -3,17 +3,13 @@ package framework
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -30,11 +26,9 @@ type Operator struct {
 	Chapter int
 	// Kubeconfig holds the operator's own credentials: a ServiceAccount
 	// token bound to the chapter's generated role, never the admin's.
-	Kubeconfig  string
-	LogPath     string
-	metricsAddr string
-	probeAddr   string
-	proc        *proc.Process
+	Kubeconfig string
+	LogPath    string
+	proc       *proc.Operator
 }
 
 // The ServiceAccount the operator runs as in the suites, and its namespace.
@@ -45,9 +39,6 @@ const (
 	// (ROLE_NAME in the Makefile).
 	operatorRole = "redis-operator"
 )
-
-// httpClient bounds every request to the operator's endpoints.
-var httpClient = &http.Client{Timeout: 5 * time.Second}
 
 // ChapterRole is the RBAC role generated from chapter n's markers.
 func ChapterRole(root string, n int) (string, error) {
@@ -125,56 +116,15 @@ func (o *Operator) Start(ctx context.Context) error {
 		GinkgoWriter.Println("chapter 0: no operator runs")
 		return nil
 	}
-	for _, addr := range []*string{&o.metricsAddr, &o.probeAddr} {
-		port, err := proc.FreePort()
-		if err != nil {
-			return err
-		}
-		*addr = fmt.Sprintf("127.0.0.1:%d", port)
-	}
-	if err := os.MkdirAll(filepath.Dir(o.LogPath), 0o755); err != nil {
-		return err
-	}
-	logf, err := os.OpenFile(o.LogPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return err
-	}
-	args := []string{
-		"--chapter", strconv.Itoa(o.Chapter),
-		"--kubeconfig", o.Kubeconfig,
-		"--metrics-bind-address", o.metricsAddr,
-		"--health-probe-bind-address", o.probeAddr,
-	}
-	GinkgoWriter.Printf("$ bin/operator %s\n", strings.Join(args, " "))
-	fmt.Fprintf(logf, "==== %s starting bin/operator %s\n", time.Now().Format(time.RFC3339), strings.Join(args, " "))
-	o.proc, err = proc.Start(exec.Command(o.Binary, args...), logf)
-	if err != nil {
-		return err
-	}
-
-	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
-		if !o.proc.Running() {
-			return false, fmt.Errorf("operator exited during start-up; its log %s ends with:\n%s", o.LogPath, proc.Tail(o.LogPath, 20))
-		}
-		resp, err := o.get(ctx, o.probeAddr, "/readyz")
-		if err != nil {
-			return false, nil
-		}
-		defer resp.Body.Close()
-		return resp.StatusCode == http.StatusOK, nil
+	p, err := proc.StartOperator(ctx, proc.OperatorOptions{
+		Binary: o.Binary, Chapter: o.Chapter, Kubeconfig: o.Kubeconfig, LogPath: o.LogPath,
 	})
-	if err != nil && o.proc.Running() {
-		return fmt.Errorf("operator not ready after 60s (%w); see %s", err, o.LogPath)
-	}
-	return err
-}
-
-func (o *Operator) get(ctx context.Context, addr, path string) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+path, nil)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return httpClient.Do(req)
+	o.proc = p
+	GinkgoWriter.Printf("$ bin/operator %s\n", strings.Join(p.Args, " "))
+	return nil
 }
 
 // Running reports whether the operator process is alive.
@@ -218,7 +168,10 @@ func (o *Operator) metric(ctx context.Context, family string, match func(map[str
 	if o.Chapter == 0 {
 		return 0, fmt.Errorf("no operator runs (chapter 0)")
 	}
-	m, err := promtext.Scrape(ctx, "http://"+o.metricsAddr+"/metrics")
+	if o.proc == nil {
+		return 0, fmt.Errorf("the chapter %d operator was not started", o.Chapter)
+	}
+	m, err := promtext.Scrape(ctx, o.proc.MetricsURL)
 	if err != nil {
 		return 0, err
 	}

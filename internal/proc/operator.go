@@ -1,0 +1,110 @@
+package proc
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+)
+
+// OperatorOptions is how to run bin/operator.
+type OperatorOptions struct {
+	Binary     string
+	Chapter    int
+	Kubeconfig string
+	// LogPath is the file its output is appended to; its directory is
+	// created.
+	LogPath string
+	// Args are more flags, after the ones StartOperator sets.
+	Args []string
+}
+
+// Operator is bin/operator running one chapter, with its metrics and
+// health endpoints on free loopback ports.
+type Operator struct {
+	*Process
+	// Args are the flags it was started with.
+	Args []string
+	// MetricsURL is its Prometheus endpoint.
+	MetricsURL string
+	// ProbeAddr is where its health probes answer (host:port).
+	ProbeAddr string
+}
+
+// startTimeout bounds how long the operator may take to become ready.
+const startTimeout = time.Minute
+
+var httpClient = &http.Client{Timeout: 5 * time.Second}
+
+// StartOperator starts the operator as `make run` does, with the chapter,
+// the kubeconfig and free ports for its metrics and probes, and waits
+// until its readiness probe answers. When it exits or is not ready in a
+// minute, the error ends with the end of its log; it is stopped then.
+func StartOperator(ctx context.Context, o OperatorOptions) (*Operator, error) {
+	var addrs [2]string
+	for i := range addrs {
+		port, err := FreePort()
+		if err != nil {
+			return nil, err
+		}
+		addrs[i] = "127.0.0.1:" + strconv.Itoa(port)
+	}
+	if err := os.MkdirAll(filepath.Dir(o.LogPath), 0o755); err != nil {
+		return nil, err
+	}
+	logf, err := os.OpenFile(o.LogPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	args := append([]string{
+		"--chapter", strconv.Itoa(o.Chapter),
+		"--kubeconfig", o.Kubeconfig,
+		"--metrics-bind-address", addrs[0],
+		"--health-probe-bind-address", addrs[1],
+	}, o.Args...)
+	fmt.Fprintf(logf, "==== %s starting bin/operator %s\n", time.Now().Format(time.RFC3339), strings.Join(args, " "))
+	p, err := Start(exec.Command(o.Binary, args...), logf)
+	if err != nil {
+		return nil, err
+	}
+	op := &Operator{Process: p, Args: args, MetricsURL: "http://" + addrs[0] + "/metrics", ProbeAddr: addrs[1]}
+
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, startTimeout, true, func(ctx context.Context) (bool, error) {
+		if !p.Running() {
+			return false, fmt.Errorf("operator exited during start-up; its log %s ends with:\n%s", o.LogPath, Tail(o.LogPath, 20))
+		}
+		return op.get(ctx, "/readyz") == nil, nil
+	})
+	if err != nil && p.Running() {
+		p.Stop(10 * time.Second)
+		err = fmt.Errorf("operator not ready after %s (%w); its log %s ends with:\n%s", startTimeout, err, o.LogPath, Tail(o.LogPath, 20))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return op, nil
+}
+
+// get asks the operator's probe endpoint for path and wants 200 OK.
+func (o *Operator) get(ctx context.Context, path string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+o.ProbeAddr+path, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := httpClient.Do(req)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: %s", path, resp.Status)
+	}
+	return nil
+}
