@@ -84,7 +84,9 @@ func StartOperator(ctx context.Context, o OperatorOptions) (*Operator, error) {
 	})
 	if err != nil && p.Running() {
 		p.Stop(10 * time.Second)
-		err = fmt.Errorf("operator not ready after %s (%w); its log %s ends with:\n%s", startTimeout, err, o.LogPath, Tail(o.LogPath, 20))
+		if ctx.Err() == nil {
+			err = fmt.Errorf("operator not ready after %s (%w); its log %s ends with:\n%s", startTimeout, err, o.LogPath, Tail(o.LogPath, 20))
+		}
 	}
 	if err != nil {
 		return nil, err

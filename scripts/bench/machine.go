@@ -15,7 +15,8 @@ import (
 )
 
 // describe says what the bench runs on: this machine's CPU and memory and
-// the cluster's nodes, how many pods they hold, and which backend it is.
+// the cluster's nodes, how many more pods they have room for, and which
+// backend it is.
 func describe(ctx context.Context, cs kubernetes.Interface) (machine, error) {
 	m := machine{
 		CPU: procField("/proc/cpuinfo", "model name"), CPUs: runtime.NumCPU(),
@@ -30,10 +31,24 @@ func describe(ctx context.Context, cs kubernetes.Interface) (machine, error) {
 	if err != nil {
 		return m, fmt.Errorf("listing the nodes: %w", err)
 	}
+	counted := map[string]bool{}
 	for _, n := range nodes.Items {
 		m.Nodes = append(m.Nodes, n.Name)
 		if !n.Spec.Unschedulable && !tainted(&n) {
 			m.PodSlots += int(n.Status.Allocatable.Pods().Value())
+			counted[n.Name] = true
+		}
+	}
+	// What runs already takes room: the cluster's own pods (kind's node
+	// runs about ten), not an earlier bench run's, which go first.
+	pods, err := cs.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName!="})
+	if err != nil {
+		return m, fmt.Errorf("listing the pods: %w", err)
+	}
+	for _, p := range pods.Items {
+		ended := p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
+		if counted[p.Spec.NodeName] && !ended && !strings.HasPrefix(p.Namespace, "bench-") {
+			m.PodSlots--
 		}
 	}
 	m.Cluster = backend(os.Getenv("CLUSTER"), m.Nodes)

@@ -90,7 +90,8 @@ func run() error {
 	flag.StringVar(&c.out, "out", "_output/bench", "where the raw samples go")
 	flag.StringVar(&c.image, "image", "redis:7.0", "the pods' image, the Redis operator's default")
 	flag.BoolVar(&c.skipMemory, "skip-memory", false, "skip the memory measurement")
-	flag.BoolVar(&c.skipConvergence, "skip-convergence", false, "skip convergence and namespace deletion")
+	flag.BoolVar(&c.skipConvergence, "skip-convergence", false, "skip convergence, churn, steady state and namespace deletion")
+	reprint := flag.String("report", "", "print the table of an earlier run's JSON instead of measuring")
 	flag.Usage = func() {
 		fmt.Fprint(flag.CommandLine.Output(), usage)
 		flag.PrintDefaults()
@@ -98,6 +99,9 @@ func run() error {
 	flag.Parse()
 	if flag.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q (flags start with --)", flag.Args())
+	}
+	if *reprint != "" {
+		return printReport(*reprint)
 	}
 	if c.samples < 1 || c.warmup < 0 || c.objects < 0 || c.apiObjects < 0 || c.unrelatedPods < 0 || c.steady <= 0 || c.churnInterval <= 0 {
 		return fmt.Errorf("--samples must be at least 1, --steady and --churn-interval positive, and --warmup, --objects, --api-objects and --unrelated-pods not negative")
@@ -189,13 +193,13 @@ func (c *config) fit(slots int) error {
 		case *n == 0:
 			*n = min(100, most)
 			if *n < 100 {
-				fmt.Printf("%s: %d (the nodes hold %d pods)\n", name, *n, slots)
+				fmt.Printf("%s: %d (the nodes have room for %d more pods)\n", name, *n, slots)
 			}
 		case *n > most:
-			return fmt.Errorf("%s=%d needs room for %d pods, but the cluster's nodes hold %d; at most %d fits", name, *n, *n*perObject+fixedPods, slots, most)
+			return fmt.Errorf("%s=%d needs room for %d pods, but the cluster's nodes have room for %d; at most %d fits", name, *n, *n*perObject+fixedPods, slots, most)
 		}
 		if *n < 1 {
-			return fmt.Errorf("the cluster's nodes hold %d pods: no room for the measured objects", slots)
+			return fmt.Errorf("the cluster's nodes have room for %d more pods: not enough for the measured objects", slots)
 		}
 		return nil
 	}
@@ -203,6 +207,20 @@ func (c *config) fit(slots int) error {
 		return err
 	}
 	return fitting("--api-objects", &c.apiObjects, 2*replicas)
+}
+
+// printReport prints the table of a report written by an earlier run.
+func printReport(path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	b := &bench{}
+	if err := json.Unmarshal(data, &b.report); err != nil {
+		return fmt.Errorf("%s is not a bench report: %w", path, err)
+	}
+	b.print(os.Stdout)
+	return nil
 }
 
 func envInt(name string, def int) int {

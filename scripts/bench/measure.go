@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -57,7 +56,7 @@ type machine struct {
 	Kubernetes string
 	Cluster    string
 	Nodes      []string
-	PodSlots   int
+	PodSlots   int // room for more pods on the schedulable nodes
 	Date       string
 }
 
@@ -231,17 +230,17 @@ func (b *bench) rebuild(ctx context.Context, w *podWatch, targets []*target) err
 // deleteOne deletes a pod of t's rebuild object (the round picks which)
 // and waits for its replacement.
 func (b *bench) deleteOne(ctx context.Context, w *podWatch, t *target, round int, grace *int64) (latency, share time.Duration, err error) {
-	pods := w.pods(t.ns, "rebuild")
+	pods := w.pods(t.ns, "rebuild", false)
 	if len(pods) != replicas {
 		return 0, 0, fmt.Errorf("%d pods before the delete, want %d", len(pods), replicas)
 	}
 	victim := pods[round%len(pods)]
-	before := w.uids(t.ns)
+	before := w.uids(t.ns, "rebuild")
 	start := time.Now()
 	if err := b.cs.CoreV1().Pods(t.ns).Delete(ctx, victim.Name, metav1.DeleteOptions{GracePeriodSeconds: grace}); err != nil {
-		return 0, 0, err
+		return 0, 0, fmt.Errorf("deleting pod %s: %w", victim.Name, err)
 	}
-	r, err := w.waitReplacement(ctx, t.ns, victim, before, t.sameName, 2*time.Minute)
+	r, err := w.waitReplacement(ctx, t.ns, victim, before, start, t.sameName, 2*time.Minute)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -285,11 +284,11 @@ func (b *bench) converge(ctx context.Context, w *podWatch, targets []*target) er
 		start := time.Now()
 		err := createAll(ctx, b.cl, b.cfg.objects, func(i int) client.Object { return t.object(fmt.Sprintf("c-%d", i)) })
 		if err == nil {
-			err = w.waitFor(ctx, 30*time.Minute, func() bool { all, _ := w.countLocked(t.ns, "c-"); return all >= n })
+			err = w.waitExist(ctx, t.ns, "c", n, 30*time.Minute)
 			c.ExistSeconds = time.Since(start).Seconds()
 		}
 		if err == nil {
-			err = w.waitRunning(ctx, t.ns, "c-", n, 30*time.Minute)
+			err = w.waitRunning(ctx, t.ns, "c", n, 30*time.Minute)
 			c.RunningSeconds = time.Since(start).Seconds()
 		}
 		stopChurn()
@@ -316,11 +315,20 @@ func (b *bench) converge(ctx context.Context, w *podWatch, targets []*target) er
 			b.report.API[t.name] = &apiCost{RequestsPerReconcile: d.requests / max(d.reconciles, 1)}
 		}
 
-		progress("  deleting the %d objects of %s", b.cfg.objects, t.name)
+		progress("  deleting the %d objects of %s, and their pods at once", b.cfg.objects, t.name)
 		if err := deleteAll(ctx, b.cl, b.cfg.objects, func(i int) client.Object { return t.object(fmt.Sprintf("c-%d", i)) }); err != nil {
 			return err
 		}
-		if err := w.waitGone(ctx, t.ns, "c-", 30*time.Minute); err != nil {
+		// Not measured: the garbage collector and the node would take
+		// minutes for thousands of pods.
+		pods := w.pods(t.ns, "c", true)
+		err = forAll(ctx, len(pods), "pod deletes", func(i int) error {
+			return client.IgnoreNotFound(b.cl.Delete(ctx, pods[i], client.GracePeriodSeconds(0)))
+		})
+		if err != nil {
+			return err
+		}
+		if err := w.waitGone(ctx, t.ns, "c", 30*time.Minute); err != nil {
 			return fmt.Errorf("%s: the pods of the deleted objects: %w", t.name, err)
 		}
 		if err := w.waitRunning(ctx, t.ns, "rebuild", replicas, 5*time.Minute); err != nil {
@@ -337,25 +345,28 @@ func (b *bench) churn(ctx context.Context, w *podWatch, t *target, s *rebuildSam
 	tick := time.NewTicker(b.cfg.churnInterval)
 	defer tick.Stop()
 	for round := 0; ; round++ {
-		err := w.waitFor(ctx, 5*time.Minute, func() bool { return len(w.podsLocked(t.ns, "rebuild", false)) == replicas })
+		err := w.waitFor(ctx, t.ns, 5*time.Minute, func() bool { return len(w.podsLocked(t.ns, "rebuild", false)) == replicas })
 		if err != nil {
-			break
+			err = fmt.Errorf("the rebuild object did not come back to %d pods: %w", replicas, err)
+		} else {
+			var lat, share time.Duration
+			if lat, share, err = b.deleteOne(ctx, w, t, round, ptr.To[int64](0)); err == nil {
+				s.LatencyMs = append(s.LatencyMs, ms(lat))
+				s.ShareMs = append(s.ShareMs, ms(share))
+			}
 		}
-		lat, share, err := b.deleteOne(ctx, w, t, round, ptr.To[int64](0))
+		if ctx.Err() != nil {
+			return nil // stopped: the convergence is over
+		}
 		if err != nil {
-			break
+			return err
 		}
-		s.LatencyMs = append(s.LatencyMs, ms(lat))
-		s.ShareMs = append(s.ShareMs, ms(share))
 		select {
 		case <-tick.C:
 		case <-ctx.Done():
+			return nil
 		}
 	}
-	if ctx.Err() != nil {
-		return nil // stopped: the convergence is over
-	}
-	return errors.New("the rebuild object did not come back to 3 pods")
 }
 
 // api creates APIObjects Redis objects in each operator's namespace at
@@ -371,7 +382,7 @@ func (b *bench) api(ctx context.Context, w *podWatch, targets []*target) error {
 		}
 	}
 	for _, t := range targets {
-		if err := w.waitRunning(ctx, t.ns, "a-", n*replicas, 30*time.Minute); err != nil {
+		if err := w.waitRunning(ctx, t.ns, "a", n*replicas, 30*time.Minute); err != nil {
 			return fmt.Errorf("%s: %w", t.name, err)
 		}
 	}
@@ -444,7 +455,7 @@ func (b *bench) api(ctx context.Context, w *podWatch, targets []*target) error {
 func settle(ctx context.Context, o *operator, still time.Duration) error {
 	var last counters
 	since := time.Now()
-	return wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 10*time.Minute, true, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 10*time.Minute, true, func(ctx context.Context) (bool, error) {
 		c, err := o.counters(ctx)
 		if err != nil {
 			return false, err
@@ -454,6 +465,10 @@ func settle(ctx context.Context, o *operator, still time.Duration) error {
 		}
 		return time.Since(since) >= still, nil
 	})
+	if err != nil {
+		return fmt.Errorf("the chapter %d operator did not settle (%.0f reconciles, %.0f requests so far): %w", o.chapter, last.reconciles, last.requests, err)
+	}
+	return nil
 }
 
 // createAll creates n objects with 8 clients at once.
@@ -581,6 +596,11 @@ func (b *bench) removeEarlierRuns(ctx context.Context) error {
 	}
 	for _, ns := range list.Items {
 		progress("deleting namespace %s, left by an earlier run", ns.Name)
+		// Its pods at once: the node would take minutes for thousands.
+		err := b.cl.DeleteAllOf(ctx, &corev1.Pod{}, client.InNamespace(ns.Name), client.GracePeriodSeconds(0))
+		if err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("deleting the pods of namespace %s: %w", ns.Name, err)
+		}
 		if err := b.deleteNamespace(ctx, ns.Name); err != nil {
 			return err
 		}

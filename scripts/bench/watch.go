@@ -18,29 +18,41 @@ import (
 )
 
 // podWatch follows the pods of the bench's namespaces, one watch per
-// namespace, and stamps every event with the moment it arrived, before
-// anything else looks at it: the latencies are those of the watch, not of
-// the bench's own bookkeeping.
+// namespace, and stamps every event with the moment it arrived. Pods are
+// kept by namespace and by group, the part of their name before the first
+// dash (the object's name: "rebuild", "c", "a"), and an event wakes only
+// the waiters of its namespace, so that the thousands of pods converging
+// in one namespace do not hold up the events of another.
 type podWatch struct {
 	mu          sync.Mutex
-	byNS        map[string]map[types.UID]*corev1.Pod // pods by namespace
-	added       map[types.UID]time.Time              // ADDED event (pods seen in the initial list have none)
-	terminating map[types.UID]time.Time              // first event with a deletionTimestamp
-	deleted     map[types.UID]time.Time              // DELETED event
-	changed     chan struct{}                        // closed and replaced on every event
-	failed      error                                // a watch that ended for good
+	ns          map[string]*nsPods
+	added       map[types.UID]time.Time // ADDED event (pods seen in the initial list have none)
+	terminating map[types.UID]time.Time // first event with a deletionTimestamp
+	deleted     map[types.UID]time.Time // DELETED event
+	failed      error                   // a watch that ended for good
 	cancel      context.CancelFunc
 	done        sync.WaitGroup
+}
+
+// nsPods is what the watch holds of one namespace.
+type nsPods struct {
+	groups  map[string]map[types.UID]*corev1.Pod
+	changed chan struct{} // closed and replaced on every event
+}
+
+// group is the part of a pod's name before the first dash.
+func group(name string) string {
+	g, _, _ := strings.Cut(name, "-")
+	return g
 }
 
 func startWatch(ctx context.Context, cs kubernetes.Interface, namespaces []string) (*podWatch, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	w := &podWatch{
-		byNS:        map[string]map[types.UID]*corev1.Pod{},
+		ns:          map[string]*nsPods{},
 		added:       map[types.UID]time.Time{},
 		terminating: map[types.UID]time.Time{},
 		deleted:     map[types.UID]time.Time{},
-		changed:     make(chan struct{}),
 		cancel:      cancel,
 	}
 	for _, ns := range namespaces {
@@ -49,9 +61,10 @@ func startWatch(ctx context.Context, cs kubernetes.Interface, namespaces []strin
 			cancel()
 			return nil, fmt.Errorf("listing the pods of %s: %w", ns, err)
 		}
-		w.byNS[ns] = map[types.UID]*corev1.Pod{}
+		n := &nsPods{groups: map[string]map[types.UID]*corev1.Pod{}, changed: make(chan struct{})}
+		w.ns[ns] = n
 		for i := range list.Items {
-			w.byNS[ns][list.Items[i].UID] = &list.Items[i]
+			n.put(&list.Items[i])
 		}
 		rw, err := watchtools.NewRetryWatcherWithContext(ctx, list.ResourceVersion, &cache.ListWatch{
 			WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
@@ -68,10 +81,13 @@ func startWatch(ctx context.Context, cs kubernetes.Interface, namespaces []strin
 				select {
 				case <-ctx.Done():
 					return
-				case <-rw.Done():
-					w.fail(fmt.Errorf("the watch of the pods of %s ended", ns))
-					return
-				case ev := <-rw.ResultChan():
+				case ev, ok := <-rw.ResultChan():
+					if !ok {
+						if ctx.Err() == nil {
+							w.fail(fmt.Errorf("the watch of the pods of %s ended", ns))
+						}
+						return
+					}
 					w.record(ns, ev, time.Now())
 				}
 			}
@@ -88,11 +104,25 @@ func (w *podWatch) stop() {
 func (w *podWatch) fail(err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.failed == nil && err != nil {
+	if w.failed == nil {
 		w.failed = err
-		close(w.changed)
-		w.changed = make(chan struct{})
+		for _, n := range w.ns {
+			n.notify()
+		}
 	}
+}
+
+func (n *nsPods) notify() {
+	close(n.changed)
+	n.changed = make(chan struct{})
+}
+
+func (n *nsPods) put(p *corev1.Pod) {
+	g := group(p.Name)
+	if n.groups[g] == nil {
+		n.groups[g] = map[types.UID]*corev1.Pod{}
+	}
+	n.groups[g][p.UID] = p
 }
 
 // record applies one watch event that arrived at now.
@@ -103,7 +133,7 @@ func (w *podWatch) record(ns string, ev watch.Event, now time.Time) {
 	}
 	p, ok := ev.Object.(*corev1.Pod)
 	if !ok {
-		return // a bookmark
+		return
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -116,13 +146,13 @@ func (w *podWatch) record(ns string, ev watch.Event, now time.Time) {
 	if p.DeletionTimestamp != nil || ev.Type == watch.Deleted {
 		stampOnce(w.terminating, p.UID, now)
 	}
+	n := w.ns[ns]
 	if ev.Type == watch.Deleted {
-		delete(w.byNS[ns], p.UID)
+		delete(n.groups[group(p.Name)], p.UID)
 	} else {
-		w.byNS[ns][p.UID] = p
+		n.put(p)
 	}
-	close(w.changed)
-	w.changed = make(chan struct{})
+	n.notify()
 }
 
 func stampOnce(m map[types.UID]time.Time, uid types.UID, t time.Time) {
@@ -131,15 +161,15 @@ func stampOnce(m map[types.UID]time.Time, uid types.UID, t time.Time) {
 	}
 }
 
-// waitFor evaluates cond after every event (under the watch's lock, so
-// cond reads a consistent state) until it holds, timeout passes or a
+// waitFor evaluates cond after every event of ns (under the watch's lock,
+// so cond reads a consistent state) until it holds, timeout passes or a
 // watch fails.
-func (w *podWatch) waitFor(ctx context.Context, timeout time.Duration, cond func() bool) error {
+func (w *podWatch) waitFor(ctx context.Context, ns string, timeout time.Duration, cond func() bool) error {
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	for {
 		w.mu.Lock()
-		ok, failed, changed := cond(), w.failed, w.changed
+		ok, failed, changed := cond(), w.failed, w.ns[ns].changed
 		w.mu.Unlock()
 		switch {
 		case ok:
@@ -157,12 +187,12 @@ func (w *podWatch) waitFor(ctx context.Context, timeout time.Duration, cond func
 	}
 }
 
-// podsLocked returns the pods of ns whose names start with prefix, by
-// name; terminating ones too when withTerminating. Callers hold w.mu.
-func (w *podWatch) podsLocked(ns, prefix string, withTerminating bool) []*corev1.Pod {
+// podsLocked returns the pods of group g in ns, by name; terminating ones
+// too when withTerminating. Callers hold w.mu.
+func (w *podWatch) podsLocked(ns, g string, withTerminating bool) []*corev1.Pod {
 	var out []*corev1.Pod
-	for _, p := range w.byNS[ns] {
-		if strings.HasPrefix(p.Name, prefix) && (withTerminating || p.DeletionTimestamp == nil) {
+	for _, p := range w.ns[ns].groups[g] {
+		if withTerminating || p.DeletionTimestamp == nil {
 			out = append(out, p)
 		}
 	}
@@ -170,20 +200,18 @@ func (w *podWatch) podsLocked(ns, prefix string, withTerminating bool) []*corev1
 	return out
 }
 
-// pods returns the pods of ns named prefix* that are not being deleted.
-func (w *podWatch) pods(ns, prefix string) []*corev1.Pod {
+// pods returns the pods of group g in ns, terminating ones too when
+// withTerminating.
+func (w *podWatch) pods(ns, g string, withTerminating bool) []*corev1.Pod {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.podsLocked(ns, prefix, false)
+	return w.podsLocked(ns, g, withTerminating)
 }
 
-// countLocked counts the pods of ns named prefix*: all of them, and those
-// Running and Ready. Callers hold w.mu.
-func (w *podWatch) countLocked(ns, prefix string) (all, running int) {
-	for _, p := range w.byNS[ns] {
-		if !strings.HasPrefix(p.Name, prefix) {
-			continue
-		}
+// countLocked counts the pods of group g in ns: all of them, and those
+// Running and Ready and not being deleted. Callers hold w.mu.
+func (w *podWatch) countLocked(ns, g string) (all, running int) {
+	for _, p := range w.ns[ns].groups[g] {
 		all++
 		if p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodRunning && ready(p) {
 			running++
@@ -192,28 +220,31 @@ func (w *podWatch) countLocked(ns, prefix string) (all, running int) {
 	return all, running
 }
 
-// waitRunning waits until ns has exactly n pods named prefix*, all Running
-// and Ready and none being deleted.
-func (w *podWatch) waitRunning(ctx context.Context, ns, prefix string, n int, timeout time.Duration) error {
-	err := w.waitFor(ctx, timeout, func() bool {
-		all, running := w.countLocked(ns, prefix)
-		return all == n && running == n
-	})
-	if err != nil {
-		w.mu.Lock()
-		all, running := w.countLocked(ns, prefix)
-		w.mu.Unlock()
-		return fmt.Errorf("%s/%s*: %d pods, %d of them running, want %d running: %w", ns, prefix, all, running, n, err)
-	}
-	return nil
+// waitExist waits until ns has at least n pods of group g.
+func (w *podWatch) waitExist(ctx context.Context, ns, g string, n int, timeout time.Duration) error {
+	return w.waitCount(ctx, ns, g, n, timeout, func(all, _ int) bool { return all >= n }, "existing")
 }
 
-// waitGone waits until ns has no pods named prefix*.
-func (w *podWatch) waitGone(ctx context.Context, ns, prefix string, timeout time.Duration) error {
-	return w.waitFor(ctx, timeout, func() bool {
-		all, _ := w.countLocked(ns, prefix)
-		return all == 0
-	})
+// waitRunning waits until ns has exactly n pods of group g, all Running
+// and Ready and none being deleted.
+func (w *podWatch) waitRunning(ctx context.Context, ns, g string, n int, timeout time.Duration) error {
+	return w.waitCount(ctx, ns, g, n, timeout, func(all, running int) bool { return all == n && running == n }, "running")
+}
+
+// waitGone waits until ns has no pods of group g.
+func (w *podWatch) waitGone(ctx context.Context, ns, g string, timeout time.Duration) error {
+	return w.waitCount(ctx, ns, g, 0, timeout, func(all, _ int) bool { return all == 0 }, "left")
+}
+
+func (w *podWatch) waitCount(ctx context.Context, ns, g string, n int, timeout time.Duration, done func(all, running int) bool, want string) error {
+	err := w.waitFor(ctx, ns, timeout, func() bool { return done(w.countLocked(ns, g)) })
+	if err != nil {
+		w.mu.Lock()
+		all, running := w.countLocked(ns, g)
+		w.mu.Unlock()
+		return fmt.Errorf("%s/%s-*: %d pods, %d of them running; want %d %s: %w", ns, g, all, running, n, want, err)
+	}
+	return nil
 }
 
 // rebuilt is what the watch saw of one pod's replacement.
@@ -223,22 +254,26 @@ type rebuilt struct {
 	deleted     time.Time // the victim's DELETED event
 }
 
-// waitReplacement waits for the replacement of victim: a pod of ns that
-// was not there before (of the victim's name when sameName) and, when
-// sameName, for the victim's DELETED event too.
-func (w *podWatch) waitReplacement(ctx context.Context, ns string, victim *corev1.Pod, before map[types.UID]bool, sameName bool, timeout time.Duration) (rebuilt, error) {
+// waitReplacement waits for the replacement of victim, deleted at start:
+// a pod of the victim's group that was not there before and was added
+// after start (of the victim's name when sameName), and for the victim's
+// DELETED event when sameName, or the start of its deletion when not.
+func (w *podWatch) waitReplacement(ctx context.Context, ns string, victim *corev1.Pod, before map[types.UID]bool, start time.Time, sameName bool, timeout time.Duration) (rebuilt, error) {
 	var r rebuilt
-	err := w.waitFor(ctx, timeout, func() bool {
+	err := w.waitFor(ctx, ns, timeout, func() bool {
 		r = rebuilt{terminating: w.terminating[victim.UID], deleted: w.deleted[victim.UID]}
-		for uid, p := range w.byNS[ns] {
+		for uid, p := range w.ns[ns].groups[group(victim.Name)] {
 			if before[uid] || (sameName && p.Name != victim.Name) {
 				continue
 			}
-			if t := w.added[uid]; !t.IsZero() && (r.added.IsZero() || t.Before(r.added)) {
+			if t := w.added[uid]; t.After(start) && (r.added.IsZero() || t.Before(r.added)) {
 				r.added = t
 			}
 		}
-		return !r.added.IsZero() && (!sameName || !r.deleted.IsZero())
+		if sameName {
+			return !r.added.IsZero() && !r.deleted.IsZero()
+		}
+		return !r.added.IsZero() && !r.terminating.IsZero()
 	})
 	if err != nil {
 		return r, fmt.Errorf("no replacement for pod %s: %w", victim.Name, err)
@@ -246,12 +281,12 @@ func (w *podWatch) waitReplacement(ctx context.Context, ns string, victim *corev
 	return r, nil
 }
 
-// uids returns the UIDs of every pod of ns the watch holds.
-func (w *podWatch) uids(ns string) map[types.UID]bool {
+// uids returns the UIDs of the pods of group g in ns.
+func (w *podWatch) uids(ns, g string) map[types.UID]bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	out := map[types.UID]bool{}
-	for uid := range w.byNS[ns] {
+	for uid := range w.ns[ns].groups[g] {
 		out[uid] = true
 	}
 	return out
