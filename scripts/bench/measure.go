@@ -210,7 +210,7 @@ func (b *bench) rebuild(ctx context.Context, w *podWatch, targets []*target) err
 		rand.Shuffle(len(jobs), func(i, j int) { jobs[i], jobs[j] = jobs[j], jobs[i] })
 		for _, j := range jobs {
 			kind := deleteKinds[j.kind]
-			lat, share, err := b.deleteOne(ctx, w, j.t, round, kind.grace)
+			lat, share, err := b.deleteOne(ctx, w, j.t, round, kind.grace, 2*time.Minute)
 			if err != nil {
 				return fmt.Errorf("%s, %s delete: %w", j.t.name, kind.name, err)
 			}
@@ -229,7 +229,7 @@ func (b *bench) rebuild(ctx context.Context, w *podWatch, targets []*target) err
 
 // deleteOne deletes a pod of t's rebuild object (the round picks which)
 // and waits for its replacement.
-func (b *bench) deleteOne(ctx context.Context, w *podWatch, t *target, round int, grace *int64) (latency, share time.Duration, err error) {
+func (b *bench) deleteOne(ctx context.Context, w *podWatch, t *target, round int, grace *int64, timeout time.Duration) (latency, share time.Duration, err error) {
 	pods := w.pods(t.ns, "rebuild", false)
 	if len(pods) != replicas {
 		return 0, 0, fmt.Errorf("%d pods before the delete, want %d", len(pods), replicas)
@@ -240,7 +240,7 @@ func (b *bench) deleteOne(ctx context.Context, w *podWatch, t *target, round int
 	if err := b.cs.CoreV1().Pods(t.ns).Delete(ctx, victim.Name, metav1.DeleteOptions{GracePeriodSeconds: grace}); err != nil {
 		return 0, 0, fmt.Errorf("deleting pod %s: %w", victim.Name, err)
 	}
-	r, err := w.waitReplacement(ctx, t.ns, victim, before, start, t.sameName, 2*time.Minute)
+	r, err := w.waitReplacement(ctx, t.ns, victim, before, start, t.sameName, timeout)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -274,11 +274,11 @@ func (b *bench) converge(ctx context.Context, w *podWatch, targets []*target) er
 				return err
 			}
 		}
-		churnCtx, stopChurn := context.WithCancel(ctx)
+		stopChurn := make(chan struct{})
 		churn := &rebuildSamples{}
 		var churnErr error
 		var churning sync.WaitGroup
-		churning.Go(func() { churnErr = b.churn(churnCtx, w, t, churn) })
+		churning.Go(func() { churnErr = b.churn(ctx, stopChurn, w, t, churn) })
 
 		c := &converge{}
 		start := time.Now()
@@ -291,7 +291,7 @@ func (b *bench) converge(ctx context.Context, w *podWatch, targets []*target) er
 			err = w.waitRunning(ctx, t.ns, "c", n, 30*time.Minute)
 			c.RunningSeconds = time.Since(start).Seconds()
 		}
-		stopChurn()
+		close(stopChurn)
 		churning.Wait()
 		if err != nil {
 			return fmt.Errorf("%s: %w", t.name, err)
@@ -340,34 +340,46 @@ func (b *bench) converge(ctx context.Context, w *podWatch, targets []*target) er
 
 // churn deletes one of t's rebuild pods (grace 0) every churnInterval,
 // or as soon as the last one's replacement was added when that takes
-// longer, until ctx ends.
-func (b *bench) churn(ctx context.Context, w *podWatch, t *target, s *rebuildSamples) error {
+// longer, until stop is closed. A delete made before stop still counts:
+// its replacement is waited for, up to churnTimeout, so that the slowest
+// rebuilds are not the ones left out.
+func (b *bench) churn(ctx context.Context, stop <-chan struct{}, w *podWatch, t *target, s *rebuildSamples) error {
+	stopCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-stop:
+			cancel()
+		case <-stopCtx.Done():
+		}
+	}()
 	tick := time.NewTicker(b.cfg.churnInterval)
 	defer tick.Stop()
 	for round := 0; ; round++ {
-		err := w.waitFor(ctx, t.ns, 5*time.Minute, func() bool { return len(w.podsLocked(t.ns, "rebuild", false)) == replicas })
+		err := w.waitFor(stopCtx, t.ns, churnTimeout, func() bool { return len(w.podsLocked(t.ns, "rebuild", false)) == replicas })
+		if stopCtx.Err() != nil {
+			return ctx.Err() // stopped before the next delete
+		}
 		if err != nil {
-			err = fmt.Errorf("the rebuild object did not come back to %d pods: %w", replicas, err)
-		} else {
-			var lat, share time.Duration
-			if lat, share, err = b.deleteOne(ctx, w, t, round, ptr.To[int64](0)); err == nil {
-				s.LatencyMs = append(s.LatencyMs, ms(lat))
-				s.ShareMs = append(s.ShareMs, ms(share))
-			}
+			return fmt.Errorf("the rebuild object did not come back to %d pods: %w", replicas, err)
 		}
-		if ctx.Err() != nil {
-			return nil // stopped: the convergence is over
-		}
+		lat, share, err := b.deleteOne(ctx, w, t, round, ptr.To[int64](0), churnTimeout)
 		if err != nil {
 			return err
 		}
+		s.LatencyMs = append(s.LatencyMs, ms(lat))
+		s.ShareMs = append(s.ShareMs, ms(share))
 		select {
 		case <-tick.C:
-		case <-ctx.Done():
-			return nil
+		case <-stopCtx.Done():
+			return ctx.Err()
 		}
 	}
 }
+
+// churnTimeout bounds one rebuild under churn: a controller with
+// thousands of objects to create may take minutes.
+const churnTimeout = 10 * time.Minute
 
 // api creates APIObjects Redis objects in each operator's namespace at
 // once and waits for their pods to run, watches both operators in steady
