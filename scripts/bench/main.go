@@ -155,6 +155,11 @@ func run() error {
 	defer b.cleanup()
 
 	if err := b.all(ctx); err != nil {
+		// What was measured before the error is kept: a full run takes
+		// an hour.
+		if werr := b.write(); werr != nil {
+			fmt.Fprintln(os.Stderr, "error: writing what was measured:", werr)
+		}
 		return err
 	}
 	b.print(os.Stdout)

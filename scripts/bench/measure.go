@@ -331,7 +331,8 @@ func (b *bench) converge(ctx context.Context, w *podWatch, targets []*target) er
 		if err := w.waitGone(ctx, t.ns, "c", 30*time.Minute); err != nil {
 			return fmt.Errorf("%s: the pods of the deleted objects: %w", t.name, err)
 		}
-		if err := w.waitRunning(ctx, t.ns, "rebuild", replicas, 5*time.Minute); err != nil {
+		// The node has thousands of pods to stop first.
+		if err := w.waitRunning(ctx, t.ns, "rebuild", replicas, 30*time.Minute); err != nil {
 			return fmt.Errorf("%s after churn: %w", t.name, err)
 		}
 	}

@@ -94,10 +94,16 @@ func (b *bench) print(out io.Writer) {
 	if len(r.Converge) > 0 {
 		fmt.Fprintln(out)
 		row(fmt.Sprintf("convergence, %d x %d pods", c.Objects, replicas), "exist s", "running s", "running/STS", "running/RS")
+		running := func(name string) float64 {
+			if cv := r.Converge[name]; cv != nil {
+				return cv.RunningSeconds
+			}
+			return math.NaN()
+		}
 		for _, name := range r.Targets {
-			cv := r.Converge[name]
-			row(name, f1(cv.ExistSeconds), f1(cv.RunningSeconds),
-				ratio(cv.RunningSeconds, r.Converge[sts].RunningSeconds), ratio(cv.RunningSeconds, r.Converge[rs].RunningSeconds))
+			if cv := r.Converge[name]; cv != nil {
+				row(name, f1(cv.ExistSeconds), f1(cv.RunningSeconds), ratio(cv.RunningSeconds, running(sts)), ratio(cv.RunningSeconds, running(rs)))
+			}
 		}
 		fmt.Fprintf(tw, "(in the order %s)\n", strings.Join(c.ConvergeOrder, ", "))
 		tw.Flush()
