@@ -72,10 +72,14 @@ func backend(cluster string, nodes []string) string {
 	return "existing"
 }
 
-// tainted reports whether a node keeps ordinary pods away.
+// tainted reports whether a node keeps ordinary pods away for good. The
+// node lifecycle controller's taints (node.kubernetes.io/not-ready and
+// the like) come and go with the node's conditions: a node that has just
+// joined still has one.
 func tainted(n *corev1.Node) bool {
 	for _, t := range n.Spec.Taints {
-		if t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute {
+		lifecycle := strings.HasPrefix(t.Key, "node.kubernetes.io/")
+		if !lifecycle && (t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute) {
 			return true
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"maps"
 	"math"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 func TestPercentile(t *testing.T) {
@@ -93,6 +95,23 @@ func TestBackend(t *testing.T) {
 	} {
 		if got := backend(tc.cluster, tc.nodes); got != tc.want {
 			t.Errorf("backend(%q, %v) = %q, want %q", tc.cluster, tc.nodes, got, tc.want)
+		}
+	}
+}
+
+func TestTainted(t *testing.T) {
+	node := func(taints ...corev1.Taint) *corev1.Node { return &corev1.Node{Spec: corev1.NodeSpec{Taints: taints}} }
+	for _, tc := range []struct {
+		node *corev1.Node
+		want bool
+	}{
+		{node(), false},
+		{node(corev1.Taint{Key: "node.kubernetes.io/not-ready", Effect: corev1.TaintEffectNoSchedule}), false},
+		{node(corev1.Taint{Key: "node-role.kubernetes.io/control-plane", Effect: corev1.TaintEffectNoSchedule}), true},
+		{node(corev1.Taint{Key: "example.org/busy", Effect: corev1.TaintEffectPreferNoSchedule}), false},
+	} {
+		if got := tainted(tc.node); got != tc.want {
+			t.Errorf("tainted(%v) = %t, want %t", tc.node.Spec.Taints, got, tc.want)
 		}
 	}
 }
