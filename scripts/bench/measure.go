@@ -304,10 +304,7 @@ func (b *bench) converge(ctx context.Context, w *podWatch, targets []*target) er
 		progress("  %s: %d x %d pods existed after %.1f s and ran after %.1f s; %d rebuilds under churn",
 			t.name, b.cfg.objects, replicas, c.ExistSeconds, c.RunningSeconds, len(churn.LatencyMs))
 		if t.op != nil {
-			if err := settle(ctx, t.op, 5*time.Second); err != nil {
-				return err
-			}
-			after, err := t.op.counters(ctx)
+			after, err := settle(ctx, t.op, 5*time.Second)
 			if err != nil {
 				return err
 			}
@@ -402,7 +399,7 @@ func (b *bench) api(ctx context.Context, w *podWatch, targets []*target) error {
 	// Steady state: neither operator has reconciled or sent a request for
 	// a while.
 	for _, t := range targets {
-		if err := settle(ctx, t.op, 10*time.Second); err != nil {
+		if _, err := settle(ctx, t.op, 10*time.Second); err != nil {
 			return err
 		}
 	}
@@ -449,10 +446,7 @@ func (b *bench) api(ctx context.Context, w *podWatch, targets []*target) error {
 		}
 		a := b.report.API[t.name]
 		a.NamespaceDeletionSecs = time.Since(start).Seconds()
-		if err := settle(ctx, t.op, 3*time.Second); err != nil {
-			return err
-		}
-		after, err := t.op.counters(ctx)
+		after, err := settle(ctx, t.op, 3*time.Second)
 		if err != nil {
 			return err
 		}
@@ -464,8 +458,8 @@ func (b *bench) api(ctx context.Context, w *podWatch, targets []*target) error {
 }
 
 // settle waits until the operator's reconcile and request counters both
-// hold still for the given time.
-func settle(ctx context.Context, o *operator, still time.Duration) error {
+// hold still for the given time, and returns them.
+func settle(ctx context.Context, o *operator, still time.Duration) (counters, error) {
 	var last counters
 	since := time.Now()
 	err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 10*time.Minute, true, func(ctx context.Context) (bool, error) {
@@ -479,9 +473,9 @@ func settle(ctx context.Context, o *operator, still time.Duration) error {
 		return time.Since(since) >= still, nil
 	})
 	if err != nil {
-		return fmt.Errorf("the chapter %d operator did not settle (%.0f reconciles, %.0f requests so far): %w", o.chapter, last.reconciles, last.requests, err)
+		return last, fmt.Errorf("the chapter %d operator did not settle (%.0f reconciles, %.0f requests so far): %w", o.chapter, last.reconciles, last.requests, err)
 	}
-	return nil
+	return last, nil
 }
 
 // createAll creates n objects with 8 clients at once.
