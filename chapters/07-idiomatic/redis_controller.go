@@ -623,12 +623,15 @@ func (r *RedisReconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrentReconc
 // the Redis' status). Most pod updates (the kubelet's condition
 // timestamps, an annotation) change nothing that the Redis reports or acts
 // on.
+//
+// An update that starts a deletion without a grace period
+// (`--grace-period=0 --force`) is dropped too: see goneAtOnce.
 func PodStatusChanged() predicate.Predicate {
 	return predicate.Funcs{
 		UpdateFunc: func(e event.UpdateEvent) bool {
 			oldPod, ok1 := e.ObjectOld.(*corev1.Pod)
 			newPod, ok2 := e.ObjectNew.(*corev1.Pod)
-			if !ok1 || !ok2 {
+			if !ok1 || !ok2 || goneAtOnce(newPod) {
 				return false
 			}
 			return podReady(oldPod) != podReady(newPod) || oldPod.Status.Phase != newPod.Status.Phase ||
@@ -636,4 +639,16 @@ func PodStatusChanged() predicate.Predicate {
 				!maps.Equal(oldPod.Labels, newPod.Labels)
 		},
 	}
+}
+
+// goneAtOnce reports whether a pod is deleted in the very request that
+// set its deletion timestamp: no grace period and no finalizer. The API
+// server sends an update event with the timestamp, then the delete event
+// right after it. The delete event alone brings the Redis back; a
+// reconcile for the update would only write a status and hold up, by that
+// write, the create that the delete event asks for (the workqueue hands a
+// Redis to one worker at a time).
+func goneAtOnce(pod *corev1.Pod) bool {
+	return !pod.DeletionTimestamp.IsZero() && pod.DeletionGracePeriodSeconds != nil &&
+		*pod.DeletionGracePeriodSeconds == 0 && len(pod.Finalizers) == 0
 }

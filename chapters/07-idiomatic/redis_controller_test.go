@@ -124,6 +124,11 @@ func TestPodStatusChanged(t *testing.T) {
 	terminating.DeletionGracePeriodSeconds = ptr.To[int64](30)
 	terminatingSooner := terminating.DeepCopy()
 	terminatingSooner.DeletionGracePeriodSeconds = ptr.To[int64](0)
+	forced := ready.DeepCopy() // deleted with --grace-period=0 --force
+	forced.DeletionTimestamp = &t1
+	forced.DeletionGracePeriodSeconds = ptr.To[int64](0)
+	forcedWithFinalizer := forced.DeepCopy() // stays until the finalizer goes
+	forcedWithFinalizer.Finalizers = []string{"example.com/backup"}
 	configMap := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "cache-0"}}
 	changedConfigMap := configMap.DeepCopy()
 	changedConfigMap.Data = map[string]string{"k": "v"}
@@ -144,6 +149,8 @@ func TestPodStatusChanged(t *testing.T) {
 		{"only an annotation", ready, annotated, false},
 		{"a label", ready, relabelled, true},
 		{"still being deleted, with a shorter grace period", terminating, terminatingSooner, false},
+		{"being deleted without a grace period: its delete event follows at once", ready, forced, false},
+		{"being deleted without a grace period, held by a finalizer", ready, forcedWithFinalizer, true},
 		{"no change at all", ready, ready.DeepCopy(), false},
 		{"a ConfigMap", configMap, changedConfigMap, false},
 		{"a pod and a ConfigMap", pending, configMap, false},
