@@ -26,13 +26,50 @@ func TestPercentile(t *testing.T) {
 	}
 }
 
+// spread returns 30 samples, the default count, from base, step apart.
+func spread(base, step float64) []float64 {
+	s := make([]float64, 30)
+	for i := range s {
+		s[i] = base + float64(i)*step
+	}
+	return s
+}
+
+func TestExcessBound(t *testing.T) {
+	node := spread(300, 60) // 300 to 2040 ms, as a graceful delete waits for the node
+	if b := excessBound(node, node, .5); b > 0 {
+		t.Errorf("excessBound of equal samples = %v, want at most 0", b)
+	}
+	shifted := spread(400, 60) // 100 ms above at every quantile, with the same spread
+	if b := excessBound(node, shifted, .9); b > 0 {
+		t.Errorf("excessBound(lower, higher) = %v, want at most 0", b)
+	}
+	tight, above := spread(10, .1), spread(20, .1) // 10 ms apart, 3 ms spread
+	for _, q := range []float64{.5, .9, .99} {
+		if b := excessBound(above, tight, q); b < 9 || b > 11 {
+			t.Errorf("excessBound(10 ms above, q=%v) = %v, want about 10", q, b)
+		}
+	}
+	if a, b := excessBound(node, shifted, .5), excessBound(node, shifted, .5); a != b {
+		t.Errorf("excessBound is not the same twice: %v, then %v", a, b)
+	}
+	if !math.IsNaN(excessBound(nil, node, .5)) {
+		t.Error("excessBound of no samples is not NaN")
+	}
+}
+
 func TestVerdicts(t *testing.T) {
-	samples := func(v ...float64) *rebuildSamples { return &rebuildSamples{LatencyMs: v, ShareMs: v} }
+	samples := func(latency, share []float64) *rebuildSamples {
+		return &rebuildSamples{LatencyMs: latency, ShareMs: share}
+	}
+	node := spread(300, 60)
 	r := report{
 		Config: reportConfig{OldChapter: 5, NewChapter: 7, Objects: 10, Steady: "1m0s"},
 		Rebuild: map[string]rebuildSet{
-			"graceful":       {"chapter 7": samples(1, 2, 3), sts: samples(1, 2, 30)},
-			"grace-period=0": {"chapter 7": samples(1, 2, 40), sts: samples(1, 2, 30)},
+			// 5 ms above at every quantile, where the node's time spreads over 1.7 s: chance.
+			"graceful": {"chapter 7": samples(spread(305, 60), spread(3, .1)), sts: samples(node, spread(3, .1))},
+			// 10 ms above, with 3 ms of spread: slower. And a share p99 of 21 ms.
+			"grace-period=0": {"chapter 7": samples(spread(20, .1), spread(18, .1)), sts: samples(spread(10, .1), spread(3, .1))},
 		},
 		Converge: map[string]*converge{"chapter 7": {RunningSeconds: 10}, sts: {RunningSeconds: 20}},
 		API: map[string]*apiCost{"chapter 7": {
@@ -49,8 +86,8 @@ func TestVerdicts(t *testing.T) {
 		got[v.target] = v.ok
 	}
 	want := map[string]bool{
-		"rebuild p50/p90/p99, graceful, at most the StatefulSet's":                                                                  true,
-		"rebuild p50/p90/p99, grace-period=0, at most the StatefulSet's":                                                            false, // p99 40 > 30
+		"rebuild p50/p90/p99, graceful, at most the StatefulSet's beyond chance (95% lower bound of the excess at most 0)":          true,
+		"rebuild p50/p90/p99, grace-period=0, at most the StatefulSet's beyond chance (95% lower bound of the excess at most 0)":    false,
 		"controller's share p99, graceful, under 20 ms":                                                                             true,
 		"controller's share p99, grace-period=0, under 20 ms":                                                                       false,
 		"10 x 3 pods running in at most half the StatefulSet's time":                                                                true, // 10 s against 20 s
