@@ -25,31 +25,40 @@ func percentile(samples []float64, q float64) float64 {
 	return s[max(i, 0)]
 }
 
-// excessBound is how far the q-quantile of samples a is above b's at
-// least, with 95% confidence: the 5th percentile of the difference over
-// bootstrap resamples of both. At most 0, a is not above b by more than
-// chance explains: two targets whose pods wait for the same node have
-// sample quantiles that differ from run to run, whichever is faster. The
-// resampling is seeded, so a report prints the same verdict every time.
-// NaN for no samples.
-func excessBound(a, b []float64, q float64) float64 {
+// excessBounds returns, for each quantile in qs, how far the quantile of
+// samples a is above b's at least, with 95% confidence: the 5th
+// percentile of the difference over bootstrap resamples of both. At most
+// 0, a is not above b by more than chance explains: two targets whose pods
+// wait for the same node have sample quantiles that differ from run to
+// run, whichever is faster. The resampling is seeded, so a report prints
+// the same verdict every time. NaN for no samples.
+func excessBounds(a, b []float64, qs ...float64) []float64 {
+	bounds := make([]float64, len(qs))
 	if len(a) == 0 || len(b) == 0 {
-		return math.NaN()
+		for i := range bounds {
+			bounds[i] = math.NaN()
+		}
+		return bounds
 	}
 	const resamples = 2000
 	rng := rand.New(rand.NewPCG(1, 2))
 	ra, rb := make([]float64, len(a)), make([]float64, len(b))
-	diffs := make([]float64, resamples)
-	for i := range diffs {
+	diffs := make([][]float64, len(qs))
+	for range resamples {
 		for j := range ra {
 			ra[j] = a[rng.IntN(len(a))]
 		}
 		for j := range rb {
 			rb[j] = b[rng.IntN(len(b))]
 		}
-		diffs[i] = percentile(ra, q) - percentile(rb, q)
+		for i, q := range qs {
+			diffs[i] = append(diffs[i], percentile(ra, q)-percentile(rb, q))
+		}
 	}
-	return percentile(diffs, .05)
+	for i := range qs {
+		bounds[i] = percentile(diffs[i], .05)
+	}
+	return bounds
 }
 
 const (
@@ -186,11 +195,11 @@ func (r report) verdicts() []verdict {
 		}
 		ok := true
 		var ours, theirs, bounds []string
-		for _, q := range []float64{.5, .9, .99} {
-			a, b := set[newName].LatencyMs, set[sts].LatencyMs
-			excess := excessBound(a, b, q)
+		a, b := set[newName].LatencyMs, set[sts].LatencyMs
+		qs := []float64{.5, .9, .99}
+		for i, excess := range excessBounds(a, b, qs...) {
 			ok = ok && excess <= 0
-			ours, theirs = append(ours, f1(percentile(a, q))), append(theirs, f1(percentile(b, q)))
+			ours, theirs = append(ours, f1(percentile(a, qs[i]))), append(theirs, f1(percentile(b, qs[i])))
 			bounds = append(bounds, fmt.Sprintf("%+.1f", excess))
 		}
 		out = append(out, verdict{

@@ -35,26 +35,26 @@ func spread(base, step float64) []float64 {
 	return s
 }
 
-func TestExcessBound(t *testing.T) {
+func TestExcessBounds(t *testing.T) {
 	node := spread(300, 60) // 300 to 2040 ms, as a graceful delete waits for the node
-	if b := excessBound(node, node, .5); b > 0 {
-		t.Errorf("excessBound of equal samples = %v, want at most 0", b)
+	if b := excessBounds(node, node, .5); b[0] > 0 {
+		t.Errorf("excessBounds of equal samples = %v, want at most 0", b)
 	}
 	shifted := spread(400, 60) // 100 ms above at every quantile, with the same spread
-	if b := excessBound(node, shifted, .9); b > 0 {
-		t.Errorf("excessBound(lower, higher) = %v, want at most 0", b)
+	if b := excessBounds(node, shifted, .9); b[0] > 0 {
+		t.Errorf("excessBounds(lower, higher) = %v, want at most 0", b)
 	}
 	tight, above := spread(10, .1), spread(20, .1) // 10 ms apart, 3 ms spread
-	for _, q := range []float64{.5, .9, .99} {
-		if b := excessBound(above, tight, q); b < 9 || b > 11 {
-			t.Errorf("excessBound(10 ms above, q=%v) = %v, want about 10", q, b)
+	for i, b := range excessBounds(above, tight, .5, .9, .99) {
+		if b < 9 || b > 11 {
+			t.Errorf("excessBounds(10 ms above), quantile %d = %v, want about 10", i, b)
 		}
 	}
-	if a, b := excessBound(node, shifted, .5), excessBound(node, shifted, .5); a != b {
-		t.Errorf("excessBound is not the same twice: %v, then %v", a, b)
+	if a, b := excessBounds(node, shifted, .5), excessBounds(node, shifted, .5); a[0] != b[0] {
+		t.Errorf("excessBounds is not the same twice: %v, then %v", a, b)
 	}
-	if !math.IsNaN(excessBound(nil, node, .5)) {
-		t.Error("excessBound of no samples is not NaN")
+	if b := excessBounds(nil, node, .5, .9); len(b) != 2 || !math.IsNaN(b[0]) || !math.IsNaN(b[1]) {
+		t.Errorf("excessBounds of no samples = %v, want NaN for each quantile", b)
 	}
 }
 
