@@ -33,9 +33,9 @@ operator and the latest chapter's against a StatefulSet and a ReplicaSet:
             deletion), graceful and --grace-period=0, p50/p90/p99, the four
             targets interleaved delete by delete, after warm-up rounds
   converge  time from the first create until N objects x 3 pods exist and
-            until they run, one target at a time in a random order, with
-            rebuilds under churn (a grace-0 delete a second while they
-            converge)
+            until they run, one target at a time in a random order, each
+            on a node that has stopped the last one's pods, with rebuilds
+            under churn (a grace-0 delete a second while they converge)
   api       requests per reconcile while converging; writes and requests
             in steady state; requests by method and code, reconciles and
             reconcile errors while a namespace of Redis objects is deleted

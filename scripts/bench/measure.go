@@ -255,8 +255,9 @@ func (b *bench) deleteOne(ctx context.Context, w *podWatch, t *target, round int
 // order, and times until their 3N pods exist and until they all run. While
 // they converge, it deletes one of the target's rebuild pods a second
 // (grace 0) and times their replacements: rebuilds under churn. Each
-// target's objects are deleted, and their pods gone, before the next
-// target starts.
+// target's objects are deleted, and their pods stopped by the node and
+// gone, before the next target starts, so that every target starts on an
+// idle node.
 func (b *bench) converge(ctx context.Context, w *podWatch, targets []*target) error {
 	b.report.Converge = map[string]*converge{}
 	b.report.Churn = rebuildSet{}
@@ -312,15 +313,18 @@ func (b *bench) converge(ctx context.Context, w *podWatch, targets []*target) er
 			b.report.API[t.name] = &apiCost{RequestsPerReconcile: d.requests / max(d.reconciles, 1)}
 		}
 
-		progress("  deleting the %d objects of %s, and their pods at once", b.cfg.objects, t.name)
+		progress("  deleting the %d objects of %s, and their pods, and waiting for the node to stop them", b.cfg.objects, t.name)
 		if err := deleteAll(ctx, b.cl, b.cfg.objects, func(i int) client.Object { return t.object(fmt.Sprintf("c-%d", i)) }); err != nil {
 			return err
 		}
-		// Not measured: the garbage collector and the node would take
-		// minutes for thousands of pods.
+		// The pods are deleted here rather than by the garbage collector,
+		// which is slower, and with their grace period: a pod deleted so
+		// leaves the API only once its kubelet has stopped it. Deleted
+		// with grace 0, they would leave at once and the node would spend
+		// the next target's first minutes stopping thousands of them.
 		pods := w.pods(t.ns, "c", true)
 		err = forAll(ctx, len(pods), "pod deletes", func(i int) error {
-			return client.IgnoreNotFound(b.cl.Delete(ctx, pods[i], client.GracePeriodSeconds(0)))
+			return client.IgnoreNotFound(b.cl.Delete(ctx, pods[i]))
 		})
 		if err != nil {
 			return err
@@ -328,7 +332,6 @@ func (b *bench) converge(ctx context.Context, w *podWatch, targets []*target) er
 		if err := w.waitGone(ctx, t.ns, "c", 30*time.Minute); err != nil {
 			return fmt.Errorf("%s: the pods of the deleted objects: %w", t.name, err)
 		}
-		// The node has thousands of pods to stop first.
 		if err := w.waitRunning(ctx, t.ns, "rebuild", replicas, 30*time.Minute); err != nil {
 			return fmt.Errorf("%s after churn: %w", t.name, err)
 		}
