@@ -255,9 +255,9 @@ func (b *bench) deleteOne(ctx context.Context, w *podWatch, t *target, round int
 // order, and times until their 3N pods exist and until they all run. While
 // they converge, it deletes one of the target's rebuild pods a second
 // (grace 0) and times their replacements: rebuilds under churn. Each
-// target's objects are deleted, and their pods stopped by the node and
-// gone, before the next target starts, so that every target starts on an
-// idle node.
+// target's objects are deleted, and their pods stopped by the nodes and
+// gone, before the next target starts, so that every target starts on
+// idle nodes.
 func (b *bench) converge(ctx context.Context, w *podWatch, targets []*target) error {
 	b.report.Converge = map[string]*converge{}
 	b.report.Churn = rebuildSet{}
@@ -313,14 +313,14 @@ func (b *bench) converge(ctx context.Context, w *podWatch, targets []*target) er
 			b.report.API[t.name] = &apiCost{RequestsPerReconcile: d.requests / max(d.reconciles, 1)}
 		}
 
-		progress("  deleting the %d objects of %s, and their pods, and waiting for the node to stop them", b.cfg.objects, t.name)
+		progress("  deleting the %d objects of %s, and their pods, and waiting for the nodes to stop them", b.cfg.objects, t.name)
 		if err := deleteAll(ctx, b.cl, b.cfg.objects, func(i int) client.Object { return t.object(fmt.Sprintf("c-%d", i)) }); err != nil {
 			return err
 		}
 		// The pods are deleted here rather than by the garbage collector,
 		// which is slower, and with their grace period: a pod deleted so
 		// leaves the API only once its kubelet has stopped it. Deleted
-		// with grace 0, they would leave at once and the node would spend
+		// with grace 0, they would leave at once and the nodes would spend
 		// the next target's first minutes stopping thousands of them.
 		pods := w.pods(t.ns, "c", true)
 		err = forAll(ctx, len(pods), "pod deletes", func(i int) error {
@@ -606,7 +606,7 @@ func (b *bench) removeEarlierRuns(ctx context.Context) error {
 	}
 	for _, ns := range list.Items {
 		progress("deleting namespace %s, left by an earlier run", ns.Name)
-		// Its pods at once: the node would take minutes for thousands.
+		// Its pods at once: the nodes would take minutes for thousands.
 		err := b.cl.DeleteAllOf(ctx, &corev1.Pod{}, client.InNamespace(ns.Name), client.GracePeriodSeconds(0))
 		if err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("deleting the pods of namespace %s: %w", ns.Name, err)

@@ -26,7 +26,7 @@ func TestPercentile(t *testing.T) {
 	}
 }
 
-// spread returns 30 samples, the default count, from base, step apart.
+// spread returns 30 samples from base, step apart.
 func spread(base, step float64) []float64 {
 	s := make([]float64, 30)
 	for i := range s {

@@ -2,7 +2,7 @@
 // without Docker: etcd and kube-apiserver (started through envtest's control
 // plane, which manages their certificates, ports and users), the real
 // kube-controller-manager (so the garbage collector and the namespace
-// controller run), kube-scheduler, and a kubemark hollow node: the real
+// controller run), kube-scheduler, and kubemark hollow nodes: the real
 // kubelet code with a fake container runtime, so pods are scheduled, reach
 // Running and go through kubelet termination when deleted.
 //
@@ -47,14 +47,24 @@ const (
 	readyFile      = "ready"
 	logFile        = "cluster.log"
 	lockFile       = "up.lock"
-	nodeName       = "hollow-node-1"
-	maxPods        = 4000
 )
+
+// The hollow nodes: room for make bench's 1,000 objects of 3 pods, spread
+// over several nodes as on a real cluster. One kubelet's API client sends
+// at most 50 requests a second and spends about four on every pod it
+// starts, so a single node holding them all, not the controller that
+// created them, would set how soon they run.
+const (
+	nodes       = 8
+	podsPerNode = 400
+)
+
+func nodeName(i int) string { return "hollow-node-" + strconv.Itoa(i+1) }
 
 // configVersion changes whenever what Run starts changes (its flags, its
 // components), and is written to the ready file: a running cluster that an
 // older checkout started is restarted rather than silently reused.
-const configVersion = "3 (the node holds 4,000 pods; kubelet API QPS 50)"
+const configVersion = "4 (8 nodes of 400 pods; kubelet API QPS 50)"
 
 // Components are the binaries Run needs in BinDir.
 var Components = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubemark"}
@@ -150,7 +160,7 @@ func Up(ctx context.Context, o Options, self []string, progress io.Writer) error
 	// A new session: the cluster outlives this command and does not get the
 	// terminal's Ctrl-C meant for it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	fmt.Fprintf(progress, "Starting local cluster (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubemark node); log: %s\n", logPath)
+	fmt.Fprintf(progress, "Starting local cluster (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, %d kubemark nodes); log: %s\n", nodes, logPath)
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("starting local cluster: %w", err)
@@ -297,22 +307,44 @@ func Run(ctx context.Context, o Options) (retErr error) {
 	if err != nil {
 		return err
 	}
-	nodeConfig, err := kubeconfigFor("kubelet", envtest.User{Name: "system:node:" + nodeName, Groups: []string{"system:nodes"}})
-	if err != nil {
-		return err
-	}
-
 	// kubemark's hollow kubelet creates its root directory and sockets in
-	// the temp directory; give it one of its own and remove it afterwards.
+	// the temp directory; give each one its own and remove them afterwards.
 	kubeletTmp := filepath.Join(o.StateDir, "kubelet-tmp")
 	_ = os.RemoveAll(kubeletTmp)
-	if err := os.MkdirAll(kubeletTmp, 0o755); err != nil {
-		return err
-	}
 	defer os.RemoveAll(kubeletTmp)
-	kubeletPort, err := proc.FreePort()
-	if err != nil {
-		return err
+	var kubelets []*component
+	for i := range nodes {
+		name := nodeName(i)
+		// The Node authorizer lets a kubelet touch only its own node and
+		// the pods bound to it: each one has its own user.
+		config, err := kubeconfigFor(name, envtest.User{Name: "system:node:" + name, Groups: []string{"system:nodes"}})
+		if err != nil {
+			return err
+		}
+		tmp := filepath.Join(kubeletTmp, name)
+		if err := os.MkdirAll(tmp, 0o755); err != nil {
+			return err
+		}
+		port, err := proc.FreePort()
+		if err != nil {
+			return err
+		}
+		kubelets = append(kubelets, &component{name: name, bin: "kubemark", env: []string{"TMPDIR=" + tmp}, args: []string{
+			"--morph=kubelet",
+			"--name=" + name,
+			"--kubeconfig=" + config,
+			"--use-host-image-service=false",
+			"--kubelet-port=" + strconv.Itoa(port),
+			"--kubelet-read-only-port=0",
+			// A hollow pod costs no container, so a node holds more
+			// than a real one's 110.
+			"--max-pods=" + strconv.Itoa(podsPerNode),
+			// A real kubelet's client limits since Kubernetes 1.27; the
+			// hollow one's default to 10 and 20, and would hold pods
+			// back from Running when many start at once.
+			"--kube-api-qps=50",
+			"--kube-api-burst=100",
+		}})
 	}
 
 	procs := []*component{
@@ -330,23 +362,8 @@ func Run(ctx context.Context, o Options) (retErr error) {
 			"--leader-elect=false",
 			"--secure-port=0",
 		}},
-		{name: "kubemark", env: []string{"TMPDIR=" + kubeletTmp}, args: []string{
-			"--morph=kubelet",
-			"--name=" + nodeName,
-			"--kubeconfig=" + nodeConfig,
-			"--use-host-image-service=false",
-			"--kubelet-port=" + strconv.Itoa(kubeletPort),
-			"--kubelet-read-only-port=0",
-			// Room for make bench's 1,000 objects of 3 pods; a hollow
-			// pod costs no container.
-			"--max-pods=" + strconv.Itoa(maxPods),
-			// A real kubelet's client limits since Kubernetes 1.27; the
-			// hollow one's default to 10 and 20, and would hold pods
-			// back from Running when many start at once.
-			"--kube-api-qps=50",
-			"--kube-api-burst=100",
-		}},
 	}
+	procs = append(procs, kubelets...)
 	for _, p := range procs {
 		log("Starting " + p.name)
 		if err := p.start(o.BinDir, logDir); err != nil {
@@ -359,7 +376,7 @@ func Run(ctx context.Context, o Options) (retErr error) {
 	if err != nil {
 		return err
 	}
-	log("Waiting for node " + nodeName + " to be Ready and the default service account to exist")
+	log("Waiting for " + strconv.Itoa(nodes) + " nodes to be Ready and the default service account to exist")
 	if err := waitReady(ctx, admin, procs); err != nil {
 		return err
 	}
@@ -382,7 +399,7 @@ func Run(ctx context.Context, o Options) (retErr error) {
 	}
 }
 
-// waitReady waits until the node is Ready and the service-account
+// waitReady waits until every node is Ready and the service-account
 // controller has made the default namespace usable for pods.
 func waitReady(ctx context.Context, kubeconfig string, procs []*component) error {
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
@@ -394,31 +411,47 @@ func waitReady(ctx context.Context, kubeconfig string, procs []*component) error
 		return err
 	}
 	exits := firstExit(procs)
+	var notReady []string
 	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
 		select {
 		case err := <-exits:
 			return false, err
 		default:
 		}
-		return nodeReady(ctx, cs) && saExists(ctx, cs), nil
+		names, err := nodesNotReady(ctx, cs)
+		if err != nil {
+			return false, nil // the API server may still be settling
+		}
+		notReady = names
+		return len(names) == 0 && saExists(ctx, cs), nil
 	})
 	if wait.Interrupted(err) {
-		return fmt.Errorf("node %s not Ready or default service account missing after 2 minutes", nodeName)
+		return fmt.Errorf("after 2 minutes, nodes not Ready: [%s], or the default service account is missing", strings.Join(notReady, " "))
 	}
 	return err
 }
 
-func nodeReady(ctx context.Context, cs kubernetes.Interface) bool {
-	node, err := cs.CoreV1().Nodes().Get(ctx, nodeName, metav1.GetOptions{})
+// nodesNotReady names the hollow nodes that are not registered and Ready.
+func nodesNotReady(ctx context.Context, cs kubernetes.Interface) ([]string, error) {
+	list, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return false
+		return nil, err
 	}
-	for _, c := range node.Status.Conditions {
-		if c.Type == corev1.NodeReady {
-			return c.Status == corev1.ConditionTrue
+	ready := map[string]bool{}
+	for _, n := range list.Items {
+		for _, c := range n.Status.Conditions {
+			if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue {
+				ready[n.Name] = true
+			}
 		}
 	}
-	return false
+	var missing []string
+	for i := range nodes {
+		if !ready[nodeName(i)] {
+			missing = append(missing, nodeName(i))
+		}
+	}
+	return missing, nil
 }
 
 func saExists(ctx context.Context, cs kubernetes.Interface) bool {
@@ -428,7 +461,8 @@ func saExists(ctx context.Context, cs kubernetes.Interface) bool {
 
 // component is one cluster process that is not managed by envtest.
 type component struct {
-	name    string
+	name    string // also its log file's
+	bin     string // the binary in BinDir, when not name
 	args    []string
 	env     []string
 	logPath string
@@ -441,7 +475,11 @@ func (c *component) start(binDir, logDir string) error {
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(filepath.Join(binDir, c.name), c.args...)
+	bin := c.bin
+	if bin == "" {
+		bin = c.name
+	}
+	cmd := exec.Command(filepath.Join(binDir, bin), c.args...)
 	cmd.Env = append(os.Environ(), c.env...)
 	c.proc, err = proc.Start(cmd, out)
 	return err
