@@ -29,7 +29,7 @@ func percentile(samples []float64, q float64) float64 {
 // samples a is above b's at least, with 95% confidence: the 5th
 // percentile of the difference over bootstrap resamples of both. At most
 // 0, a is not above b by more than chance explains: two targets whose pods
-// wait for the same node have sample quantiles that differ from run to
+// wait for the same nodes have sample quantiles that differ from run to
 // run, whichever is faster. The resampling is seeded, so a report prints
 // the same verdict every time. NaN for no samples.
 func excessBounds(a, b []float64, qs ...float64) []float64 {
