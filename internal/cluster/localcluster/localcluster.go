@@ -411,7 +411,10 @@ func waitReady(ctx context.Context, kubeconfig string, procs []*component) error
 		return err
 	}
 	exits := firstExit(procs)
-	var notReady []string
+	var notReady []string // until the nodes are listed: all of them
+	for i := range nodes {
+		notReady = append(notReady, nodeName(i))
+	}
 	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
 		select {
 		case err := <-exits:
@@ -425,8 +428,11 @@ func waitReady(ctx context.Context, kubeconfig string, procs []*component) error
 		notReady = names
 		return len(names) == 0 && saExists(ctx, cs), nil
 	})
-	if wait.Interrupted(err) {
-		return fmt.Errorf("after 2 minutes, nodes not Ready: [%s], or the default service account is missing", strings.Join(notReady, " "))
+	switch {
+	case wait.Interrupted(err) && len(notReady) > 0:
+		return fmt.Errorf("nodes not Ready after 2 minutes: %s", strings.Join(notReady, ", "))
+	case wait.Interrupted(err):
+		return errors.New("the default service account still missing after 2 minutes")
 	}
 	return err
 }
