@@ -8,6 +8,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
 )
 
 func TestMissingBinaries(t *testing.T) {
@@ -63,5 +68,24 @@ func TestDownWithoutClusterIsFine(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "No local cluster running") {
 		t.Errorf("Down said %q", out.String())
+	}
+}
+
+func TestNodesNotReadyNamesMissingAndNotReadyNodes(t *testing.T) {
+	node := func(name string, ready corev1.ConditionStatus) *corev1.Node {
+		return &corev1.Node{
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Status:     corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: ready}}},
+		}
+	}
+	var objs []runtime.Object
+	for i := range nodes - 2 { // the last two: one not Ready, one not registered
+		objs = append(objs, node(nodeName(i), corev1.ConditionTrue))
+	}
+	objs = append(objs, node(nodeName(nodes-2), corev1.ConditionFalse), node("another-node", corev1.ConditionTrue))
+	got, err := nodesNotReady(context.Background(), fake.NewClientset(objs...))
+	want := []string{nodeName(nodes - 2), nodeName(nodes - 1)}
+	if err != nil || strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("nodesNotReady = %v, %v; want %v", got, err, want)
 	}
 }
