@@ -61,6 +61,14 @@ const (
 
 func nodeName(i int) string { return "hollow-node-" + strconv.Itoa(i+1) }
 
+func nodeNames() []string {
+	names := make([]string, nodes)
+	for i := range names {
+		names[i] = nodeName(i)
+	}
+	return names
+}
+
 // configVersion changes whenever what Run starts changes (its flags, its
 // components), and is written to the ready file: a running cluster that an
 // older checkout started is restarted rather than silently reused.
@@ -313,8 +321,7 @@ func Run(ctx context.Context, o Options) (retErr error) {
 	_ = os.RemoveAll(kubeletTmp)
 	defer os.RemoveAll(kubeletTmp)
 	var kubelets []*component
-	for i := range nodes {
-		name := nodeName(i)
+	for _, name := range nodeNames() {
 		// The Node authorizer lets a kubelet touch only its own node and
 		// the pods bound to it: each one has its own user.
 		config, err := kubeconfigFor(name, envtest.User{Name: "system:node:" + name, Groups: []string{"system:nodes"}})
@@ -411,10 +418,7 @@ func waitReady(ctx context.Context, kubeconfig string, procs []*component) error
 		return err
 	}
 	exits := firstExit(procs)
-	var notReady []string // until the nodes are listed: all of them
-	for i := range nodes {
-		notReady = append(notReady, nodeName(i))
-	}
+	notReady := nodeNames() // until the nodes are listed: all of them
 	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
 		select {
 		case err := <-exits:
@@ -452,9 +456,9 @@ func nodesNotReady(ctx context.Context, cs kubernetes.Interface) ([]string, erro
 		}
 	}
 	var missing []string
-	for i := range nodes {
-		if !ready[nodeName(i)] {
-			missing = append(missing, nodeName(i))
+	for _, name := range nodeNames() {
+		if !ready[name] {
+			missing = append(missing, name)
 		}
 	}
 	return missing, nil
