@@ -70,6 +70,11 @@ type reportConfig struct {
 // rebuildSet holds, per target, the samples of one delete kind.
 type rebuildSet map[string]*rebuildSamples
 
+// rebuildSamples are one target's samples of one delete kind, in the order
+// of the rounds: a round deletes one pod of each target and kind, so the
+// i-th samples of two targets come from the same round, and the verdict
+// compares them in pairs (slowerTests). A run stopped within a round has
+// one sample more for the targets it had deleted a pod of.
 type rebuildSamples struct {
 	// LatencyMs: delete call to the replacement's ADDED event.
 	LatencyMs []float64 `json:"latencyMs"`
@@ -86,23 +91,46 @@ type converge struct {
 	RunningSeconds float64 `json:"runningSeconds"` // ... to 3N pods Running and Ready
 }
 
+// apiCost is what an operator asked of the API server. The phases after
+// convergence are nil until they have been measured, so that the report of
+// an interrupted run says "not measured" rather than 0. They are embedded
+// so that the JSON keeps its flat field names: reports written before they
+// were split out still read.
 type apiCost struct {
-	RequestsPerReconcile  float64 `json:"requestsPerReconcile"`
-	SteadyWritesPerMinute float64 `json:"steadyWritesPerMinute"`
-	SteadyRequests        float64 `json:"steadyRequests"`
-	SteadyReconciles      float64 `json:"steadyReconciles"`
-	// What the operator did while its namespace, with APIObjects Redis
-	// objects, was deleted: requests by method and code, reconciles, and
-	// reconciles that returned an error (an error means a retry).
-	NamespaceDeletion          map[string]float64 `json:"namespaceDeletionRequests"`
-	NamespaceDeletionRedis     int                `json:"namespaceDeletionRedis"`
-	NamespaceDeletionReconcile float64            `json:"namespaceDeletionReconciles"`
-	NamespaceDeletionErrors    float64            `json:"namespaceDeletionReconcileErrors"`
-	NamespaceDeletionSecs      float64            `json:"namespaceDeletionSeconds"`
+	RequestsPerReconcile float64 `json:"requestsPerReconcile"`
+	*SteadyState
+	*NamespaceDeletion
 }
 
+// SteadyState is what the operator sent while nothing changed.
+type SteadyState struct {
+	WritesPerMinute float64 `json:"steadyWritesPerMinute"`
+	Requests        float64 `json:"steadyRequests"`
+	Reconciles      float64 `json:"steadyReconciles"`
+}
+
+// NamespaceDeletion is what the operator did while its namespace, with
+// Redis objects, was deleted: requests by method and code, reconciles, and
+// reconciles that returned an error (an error means a retry).
+type NamespaceDeletion struct {
+	Requests   map[string]float64 `json:"namespaceDeletionRequests"`
+	Redis      int                `json:"namespaceDeletionRedis"`
+	Reconciles float64            `json:"namespaceDeletionReconciles"`
+	Errors     float64            `json:"namespaceDeletionReconcileErrors"`
+	Seconds    float64            `json:"namespaceDeletionSeconds"`
+}
+
+// memory is an operator's memory, idle, then with unrelated pods in the
+// cluster; the second is nil until it has been measured (embedded, like
+// apiCost's phases).
 type memory struct {
-	IdleRSSMiB, IdleHeapMiB           float64
+	IdleRSSMiB, IdleHeapMiB float64
+	*UnrelatedMemory
+}
+
+// UnrelatedMemory is an operator's memory with unrelated pods in the
+// cluster.
+type UnrelatedMemory struct {
 	UnrelatedRSSMiB, UnrelatedHeapMiB float64
 }
 
@@ -432,9 +460,11 @@ func (b *bench) api(ctx context.Context, w *podWatch, targets []*target) error {
 			a = &apiCost{}
 			b.report.API[t.name] = a
 		}
-		a.SteadyWritesPerMinute = d.writes / b.cfg.steady.Minutes()
-		a.SteadyRequests = d.requests
-		a.SteadyReconciles = d.reconciles
+		a.SteadyState = &SteadyState{
+			WritesPerMinute: d.writes / b.cfg.steady.Minutes(),
+			Requests:        d.requests,
+			Reconciles:      d.reconciles,
+		}
 	}
 
 	for _, t := range targets {
@@ -447,15 +477,15 @@ func (b *bench) api(ctx context.Context, w *podWatch, targets []*target) error {
 		if err := b.deleteNamespace(ctx, t.ns); err != nil {
 			return err
 		}
-		a := b.report.API[t.name]
-		a.NamespaceDeletionSecs = time.Since(start).Seconds()
+		seconds := time.Since(start).Seconds()
 		after, err := settle(ctx, t.op, 3*time.Second)
 		if err != nil {
 			return err
 		}
 		d := after.sub(before)
-		a.NamespaceDeletion, a.NamespaceDeletionRedis = d.byMethodCode, n+1
-		a.NamespaceDeletionReconcile, a.NamespaceDeletionErrors = d.reconciles, d.reconcileErrors
+		b.report.API[t.name].NamespaceDeletion = &NamespaceDeletion{
+			Requests: d.byMethodCode, Redis: n + 1, Reconciles: d.reconciles, Errors: d.reconcileErrors, Seconds: seconds,
+		}
 	}
 	return nil
 }
@@ -542,17 +572,15 @@ func (b *bench) memory(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		m := b.report.Memory[names[i]]
 		if unrelated {
-			m.UnrelatedRSSMiB, m.UnrelatedHeapMiB = rss, heap
+			b.report.Memory[names[i]].UnrelatedMemory = &UnrelatedMemory{UnrelatedRSSMiB: rss, UnrelatedHeapMiB: heap}
 		} else {
-			m.IdleRSSMiB, m.IdleHeapMiB = rss, heap
+			b.report.Memory[names[i]] = &memory{IdleRSSMiB: rss, IdleHeapMiB: heap}
 		}
 		return nil
 	}
 	for i := range chapters {
 		progress("memory: %s, idle", names[i])
-		b.report.Memory[names[i]] = &memory{}
 		if err := measure(i, false); err != nil {
 			return err
 		}
