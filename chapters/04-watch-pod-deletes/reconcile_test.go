@@ -52,7 +52,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	myappv1 "example.com/redis-operator/api/v1"
@@ -406,7 +405,7 @@ func TestPodDeleteHandler(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			q := newQueue(t)
 
-			podDeleteHandler.Delete(t.Context(), event.TypedDeleteEvent[client.Object]{Object: tt.pod}, q)
+			podHandler().Delete(t.Context(), event.TypedDeleteEvent[client.Object]{Object: tt.pod}, q)
 
 			if got := drain(q); !slices.Equal(got, tt.want) {
 				t.Errorf("requests = %v, want %v", got, tt.want)
@@ -426,7 +425,7 @@ func TestAPodDeleteBringsItsRedisBackToReconcile(t *testing.T) {
 	f.events()
 	q := newQueue(t)
 
-	podDeleteHandler.Delete(t.Context(), event.TypedDeleteEvent[client.Object]{Object: &deleted}, q)
+	podHandler().Delete(t.Context(), event.TypedDeleteEvent[client.Object]{Object: &deleted}, q)
 	requests := drain(q)
 	if want := []reconcile.Request{{NamespacedName: redisKey()}}; !slices.Equal(requests, want) {
 		t.Fatalf("requests = %v, want %v", requests, want)
@@ -583,9 +582,6 @@ func cacheWithout(api client.WithWatch, pods ...string) client.Client {
 		},
 	})
 }
-
-// podDeleteHandler is the pod handler that SetupWithManager registers.
-var podDeleteHandler = handler.Funcs{DeleteFunc: enqueueOwningRedis}
 
 // newQueue returns a controller's work queue, shut down when the test ends.
 func newQueue(t *testing.T) workqueue.TypedRateLimitingInterface[reconcile.Request] {

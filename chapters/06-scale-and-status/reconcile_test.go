@@ -53,7 +53,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	myappv1 "example.com/redis-operator/api/v1"
@@ -388,7 +387,7 @@ func TestPodDeleteHandler(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			q := newQueue(t)
 
-			podDeleteHandler.Delete(t.Context(), event.TypedDeleteEvent[client.Object]{Object: tt.pod}, q)
+			podHandler().Delete(t.Context(), event.TypedDeleteEvent[client.Object]{Object: tt.pod}, q)
 
 			if got := drain(q); !slices.Equal(got, tt.want) {
 				t.Errorf("requests = %v, want %v", got, tt.want)
@@ -408,7 +407,7 @@ func TestAPodDeleteBringsItsRedisBackToReconcile(t *testing.T) {
 	f.events()
 	q := newQueue(t)
 
-	podDeleteHandler.Delete(t.Context(), event.TypedDeleteEvent[client.Object]{Object: &deleted}, q)
+	podHandler().Delete(t.Context(), event.TypedDeleteEvent[client.Object]{Object: &deleted}, q)
 	requests := drain(q)
 	if want := []reconcile.Request{{NamespacedName: redisKey()}}; !slices.Equal(requests, want) {
 		t.Fatalf("requests = %v, want %v", requests, want)
@@ -657,9 +656,6 @@ func cacheWithout(api client.WithWatch, pods ...string) client.Client {
 	})
 }
 
-// podDeleteHandler is the pod handler that SetupWithManager registers.
-var podDeleteHandler = handler.Funcs{DeleteFunc: enqueueOwningRedis}
-
 // newQueue returns a controller's work queue, shut down when the test ends.
 func newQueue(t *testing.T) workqueue.TypedRateLimitingInterface[reconcile.Request] {
 	q := workqueue.NewTypedRateLimitingQueue[reconcile.Request](workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
@@ -880,8 +876,9 @@ func TestReconcileReplacesAnEndedPod(t *testing.T) {
 }
 
 // TestReconcileReportsTheStatus follows a Redis' status from its first
-// reconcile to its pods being Ready, and shows that a Reconcile that finds
-// nothing changed writes nothing.
+// reconcile to its pods being Ready, shows that a Reconcile that finds
+// nothing changed writes nothing, and that the status follows the
+// generation of the spec.
 func TestReconcileReportsTheStatus(t *testing.T) {
 	f := newFixture(t, redisWith(3))
 	f.mustReconcile(t) // creates the pods; they are not in its list yet
@@ -903,15 +900,49 @@ func TestReconcileReportsTheStatus(t *testing.T) {
 	f.mustReconcile(t)
 
 	redis := f.redis(t)
-	if redis.Status.ReadyReplicas != 3 || redis.Status.ObservedGeneration != redis.Generation {
-		t.Errorf("status = %+v, want 3 ready, observedGeneration %d", redis.Status, redis.Generation)
+	if redis.Status.ReadyReplicas != 3 {
+		t.Errorf("status = %+v, want 3 ready", redis.Status)
 	}
 	wantConditions(t, redis.Status, "Available=True AllPodsReady", "Progressing=False Complete")
+	wantObservedGeneration(t, redis.Status, 1)
 
 	f.mustReconcile(t)
 	if after := f.redis(t); after.ResourceVersion != redis.ResourceVersion {
 		t.Errorf("a Reconcile with nothing to change wrote the Redis: resourceVersion %s, was %s; status %+v",
 			after.ResourceVersion, redis.ResourceVersion, after.Status)
+	}
+
+	f.setReplicas(t, 2) // generation 2
+	f.mustReconcile(t)
+	wantObservedGeneration(t, f.redis(t).Status, 2)
+}
+
+// TestPodCreateHandler: a new pod changes how many pods its Redis has, so
+// its create event brings the Redis back; a pod of no Redis brings nothing.
+func TestPodCreateHandler(t *testing.T) {
+	byConfigMap := foreignPod("cache-0")
+	byConfigMap.OwnerReferences = []metav1.OwnerReference{{
+		APIVersion: "v1", Kind: "ConfigMap", Name: "cache", UID: "uid-cm", Controller: ptr.To(true),
+	}}
+	tests := []struct {
+		name string
+		pod  *corev1.Pod
+		want []reconcile.Request
+	}{
+		{"a pod the Redis controls enqueues that Redis", newTestPod(t, &RedisReconciler{}, testRedis()), []reconcile.Request{{NamespacedName: redisKey()}}},
+		{"a pod without an owner enqueues nothing", foreignPod("cache-0"), nil},
+		{"a pod controlled by a ConfigMap of the Redis' name enqueues nothing", byConfigMap, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := newQueue(t)
+
+			podHandler().Create(t.Context(), event.TypedCreateEvent[client.Object]{Object: tt.pod}, q)
+
+			if got := drain(q); !slices.Equal(got, tt.want) {
+				t.Errorf("requests = %v, want %v", got, tt.want)
+			}
+		})
 	}
 }
 
@@ -945,7 +976,7 @@ func TestPodUpdateHandler(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			q := newQueue(t)
 
-			enqueueOwnerOnPodChange(t.Context(), event.TypedUpdateEvent[client.Object]{ObjectOld: tt.old, ObjectNew: tt.new}, q)
+			podHandler().Update(t.Context(), event.TypedUpdateEvent[client.Object]{ObjectOld: tt.old, ObjectNew: tt.new}, q)
 
 			if got := drain(q); !slices.Equal(got, tt.want) {
 				t.Errorf("requests = %v, want %v", got, tt.want)
@@ -1000,5 +1031,19 @@ func wantConditions(t *testing.T, status myappv1.RedisStatus, want ...string) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("conditions = %q, want %q", got, want)
+	}
+}
+
+// wantObservedGeneration checks that a status, and each of its conditions,
+// says which generation of the spec it describes.
+func wantObservedGeneration(t *testing.T, status myappv1.RedisStatus, want int64) {
+	t.Helper()
+	if status.ObservedGeneration != want {
+		t.Errorf("status.observedGeneration = %d, want %d", status.ObservedGeneration, want)
+	}
+	for _, c := range status.Conditions {
+		if c.ObservedGeneration != want {
+			t.Errorf("condition %s: observedGeneration = %d, want %d", c.Type, c.ObservedGeneration, want)
+		}
 	}
 }

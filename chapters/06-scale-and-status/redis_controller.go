@@ -554,15 +554,22 @@ func NewRedisReconciler(mgr ctrl.Manager) *RedisReconciler {
 func (r *RedisReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&myappv1.Redis{}).
-		Watches(&corev1.Pod{}, handler.Funcs{
-			CreateFunc: func(_ context.Context, e event.TypedCreateEvent[client.Object], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-				enqueueOwner(e.Object, q)
-			},
-			UpdateFunc: enqueueOwnerOnPodChange,
-			DeleteFunc: enqueueOwningRedis,
-		}).
+		Watches(&corev1.Pod{}, podHandler()).
 		Named("redis").
 		Complete(r)
+}
+
+// podHandler returns the pod event handler that SetupWithManager
+// registers. The unit tests call it too, so that they test the handler the
+// controller runs, not a copy of it.
+func podHandler() handler.EventHandler {
+	return handler.Funcs{
+		CreateFunc: func(_ context.Context, e event.TypedCreateEvent[client.Object], q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			enqueueOwner(e.Object, q)
+		},
+		UpdateFunc: enqueueOwnerOnPodChange,
+		DeleteFunc: enqueueOwningRedis,
+	}
 }
 
 // enqueueOwningRedis is the pod delete handler. Like every handler it only

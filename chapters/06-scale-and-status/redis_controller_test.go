@@ -10,10 +10,13 @@ import (
 	myappv1 "example.com/redis-operator/api/v1"
 )
 
+// testRedis is Redis ns/cache at generation 1, as the API server creates
+// it (the fake client keeps the generation it is given): a status whose
+// observedGeneration is never set cannot match it by staying at 0.
 func testRedis() *myappv1.Redis {
 	return &myappv1.Redis{
 		TypeMeta:   metav1.TypeMeta{APIVersion: myappv1.GroupVersion.String(), Kind: "Redis"},
-		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "cache", UID: "uid-1"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "cache", UID: "uid-1", Generation: 1},
 		Spec:       myappv1.RedisSpec{Replicas: 2},
 	}
 }

@@ -1069,8 +1069,9 @@ func TestReconcileReplacesAnEndedPod(t *testing.T) {
 }
 
 // TestReconcileReportsTheStatus follows a Redis' status from its first
-// reconcile to its pods being Ready, and shows that a Reconcile that finds
-// nothing changed writes nothing.
+// reconcile to its pods being Ready, shows that a Reconcile that finds
+// nothing changed writes nothing, and that the status follows the
+// generation of the spec.
 func TestReconcileReportsTheStatus(t *testing.T) {
 	f := newFixture(t, redisWith(3))
 	f.mustReconcile(t) // creates the pods; they are not in its list yet
@@ -1092,16 +1093,21 @@ func TestReconcileReportsTheStatus(t *testing.T) {
 	f.mustReconcile(t)
 
 	redis := f.redis(t)
-	if redis.Status.ReadyReplicas != 3 || redis.Status.ObservedGeneration != redis.Generation {
-		t.Errorf("status = %+v, want 3 ready, observedGeneration %d", redis.Status, redis.Generation)
+	if redis.Status.ReadyReplicas != 3 {
+		t.Errorf("status = %+v, want 3 ready", redis.Status)
 	}
 	wantConditions(t, redis.Status, "Available=True AllPodsReady", "Progressing=False Complete")
+	wantObservedGeneration(t, redis.Status, 1)
 
 	f.mustReconcile(t)
 	if after := f.redis(t); after.ResourceVersion != redis.ResourceVersion {
 		t.Errorf("a Reconcile with nothing to change wrote the Redis: resourceVersion %s, was %s; status %+v",
 			after.ResourceVersion, redis.ResourceVersion, after.Status)
 	}
+
+	f.setReplicas(t, 2) // generation 2
+	f.mustReconcile(t)
+	wantObservedGeneration(t, f.redis(t).Status, 2)
 }
 
 func TestOrdinal(t *testing.T) {
@@ -1150,6 +1156,20 @@ func wantConditions(t *testing.T, status myappv1.RedisStatus, want ...string) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("conditions = %q, want %q", got, want)
+	}
+}
+
+// wantObservedGeneration checks that a status, and each of its conditions,
+// says which generation of the spec it describes.
+func wantObservedGeneration(t *testing.T, status myappv1.RedisStatus, want int64) {
+	t.Helper()
+	if status.ObservedGeneration != want {
+		t.Errorf("status.observedGeneration = %d, want %d", status.ObservedGeneration, want)
+	}
+	for _, c := range status.Conditions {
+		if c.ObservedGeneration != want {
+			t.Errorf("condition %s: observedGeneration = %d, want %d", c.Type, c.ObservedGeneration, want)
+		}
 	}
 }
 
