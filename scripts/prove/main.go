@@ -1,9 +1,13 @@
 // Command prove shows that a chapter's lesson specs prove its lesson: each
 // spec labelled "lesson" in tests/chapterNN must fail against chapter N-1's
 // operator (chapter 0 is no operator, for chapter 1) and pass against
-// chapter N's, where the whole suite must pass too. It runs the suite twice
-// with the Ginkgo CLI, reads Ginkgo's JSON reports and prints one line per
-// lesson spec with both outcomes. `make prove-chapter N` runs it.
+// chapter N's, where the whole suite must pass too. A failure counts as
+// red only when it happened in the spec's body after its lesson step
+// (framework.LessonStep): what comes before is setup, and a spec that
+// fails in its setup proves nothing. It runs the suite twice with the
+// Ginkgo CLI, reads Ginkgo's JSON reports and prints, for each lesson
+// spec, both outcomes and the step it failed in. `make prove-chapter N`
+// runs it.
 package main
 
 import (
@@ -22,6 +26,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"example.com/redis-operator/internal/proc"
+	"example.com/redis-operator/tests/framework"
 )
 
 func main() {
@@ -85,7 +90,6 @@ type runResult struct {
 	runInput
 	log      string
 	exitErr  error
-	report   types.Report
 	lessons  []types.SpecReport
 	setupErr string
 }
@@ -123,8 +127,14 @@ func runSuite(in runInput) (*runResult, error) {
 	if err := json.Unmarshal(data, &reports); err != nil || len(reports) != 1 {
 		return nil, fmt.Errorf("reading %s: want one suite report (%v)", name+".json", err)
 	}
-	res.report = reports[0]
-	for _, s := range res.report.SpecReports {
+	res.read(reports[0])
+	return res, nil
+}
+
+// read takes from a suite's report its lesson specs and, if BeforeSuite
+// failed, why.
+func (res *runResult) read(report types.Report) {
+	for _, s := range report.SpecReports {
 		switch {
 		case s.LeafNodeType.Is(types.NodeTypeBeforeSuite | types.NodeTypeSynchronizedBeforeSuite):
 			if s.State != types.SpecStatePassed {
@@ -134,7 +144,6 @@ func runSuite(in runInput) (*runResult, error) {
 			res.lessons = append(res.lessons, s)
 		}
 	}
-	return res, nil
 }
 
 // summaryLine matches Ginkgo's closing lines: "Ran 4 of 9 Specs in ...",
@@ -177,21 +186,20 @@ func verdict(chapter int, red, green *runResult) error {
 	fmt.Printf("Chapter %d's lesson specs: against chapter %d | against chapter %d | spec\n", chapter, red.operator, green.operator)
 	for _, g := range green.lessons {
 		r, ran := redByName[g.FullText()]
-		redOK := ran && r.State.Is(types.SpecStateFailed|types.SpecStatePanicked|types.SpecStateTimedout)
+		rv := judgeRed(r, ran)
 		greenOK := g.State == types.SpecStatePassed
-		redText := "did not run"
-		if ran {
-			redText = r.State.String()
-		}
-		fmt.Printf("  %-3s %-9s | %-9s | %s\n", mark(redOK && greenOK), redText, g.State.String(), g.FullText())
-		if ran && redOK {
-			fmt.Printf("        failed against chapter %d with: %s\n", red.operator, why(r.Failure.Message))
-		}
-		if !redOK {
-			problems = append(problems, fmt.Sprintf("%q must fail against chapter %d, but it %s", g.FullText(), red.operator, redText))
+		_, greenMarked := lessonMark(g)
+		fmt.Printf("  %-3s %-9s | %-9s | %s\n", mark(rv.ok && greenOK && greenMarked), rv.state, g.State.String(), g.FullText())
+		if rv.ok {
+			fmt.Printf("        failed against chapter %d in step %q: %s\n", red.operator, rv.step, why(r.Failure.Message))
+		} else {
+			fmt.Printf("        not red against chapter %d: %s\n", red.operator, rv.problem)
+			problems = append(problems, fmt.Sprintf("%q must fail against chapter %d after its lesson step, but %s", g.FullText(), red.operator, rv.problem))
 		}
 		if !greenOK {
 			problems = append(problems, fmt.Sprintf("%q must pass against chapter %d, but it %s: %s", g.FullText(), chapter, g.State, why(g.Failure.Message)))
+		} else if !greenMarked {
+			problems = append(problems, fmt.Sprintf("%q has no lesson step (framework.LessonStep): nothing says where its setup ends", g.FullText()))
 		}
 	}
 	if len(problems) > 0 {
@@ -212,6 +220,68 @@ func verdict(chapter int, red, green *runResult) error {
 	return nil
 }
 
+// redVerdict is what a lesson spec's run against the previous chapter
+// proves.
+type redVerdict struct {
+	ok bool
+	// state is the spec's state, or "did not run".
+	state string
+	// step is the step the spec failed in, when it failed after its lesson
+	// step: the last step (By or LessonStep) before the failure.
+	step string
+	// problem says why the run is not red, when it is not.
+	problem string
+}
+
+// judgeRed counts a lesson spec's run against the previous chapter as red
+// only when the spec failed in its own body (not in a BeforeEach, an
+// AfterEach or a cleanup) after its lesson step. A failure before the
+// step is setup that the previous chapter could not pass: it proves
+// nothing about the lesson.
+func judgeRed(s types.SpecReport, ran bool) redVerdict {
+	if !ran {
+		return redVerdict{state: "did not run", problem: "it did not run"}
+	}
+	v := redVerdict{state: s.State.String()}
+	if !s.State.Is(types.SpecStateFailed | types.SpecStatePanicked | types.SpecStateTimedout) {
+		v.problem = "it " + s.State.String()
+		return v
+	}
+	if s.Failure.FailureNodeContext != types.FailureNodeIsLeafNode {
+		v.problem = fmt.Sprintf("it failed in its %s, not in its body: %s", s.Failure.FailureNodeType, why(s.Failure.Message))
+		return v
+	}
+	mark, ok := lessonMark(s)
+	if !ok || mark.TimelineLocation.Order > s.Failure.TimelineLocation.Order {
+		v.problem = fmt.Sprintf("it failed before its lesson step, in setup (step %q): %s", lastStep(s), why(s.Failure.Message))
+		return v
+	}
+	v.ok, v.step = true, lastStep(s)
+	return v
+}
+
+// lessonMark finds the step that framework.LessonStep wrote.
+func lessonMark(s types.SpecReport) (types.SpecEvent, bool) {
+	for _, ev := range s.SpecEvents {
+		if ev.SpecEventType == types.SpecEventByStart && strings.HasPrefix(ev.Message, framework.LessonMark) {
+			return ev, true
+		}
+	}
+	return types.SpecEvent{}, false
+}
+
+// lastStep is the last step that started before the spec's failure, or
+// "(before any step)".
+func lastStep(s types.SpecReport) string {
+	step := "(before any step)"
+	for _, ev := range s.SpecEvents {
+		if ev.SpecEventType == types.SpecEventByStart && ev.TimelineLocation.Order < s.Failure.TimelineLocation.Order {
+			step = ev.Message
+		}
+	}
+	return step
+}
+
 func mark(ok bool) string {
 	if ok {
 		return "ok"
@@ -220,14 +290,18 @@ func mark(ok bool) string {
 }
 
 // why shortens a failure message to what a reader needs: Gomega's
-// "Timed out after 30s." is followed by the spec's own description.
+// "Timed out after 30s." or "Failed after 0.2s." is followed by the
+// spec's own description, after "The function passed to Consistently
+// failed at FILE:LINE with:" when a function's assertion failed.
 func why(msg string) string {
 	var lines []string
 	for _, l := range strings.Split(strings.TrimSpace(msg), "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			lines = append(lines, l)
+		l = strings.TrimSpace(l)
+		if l == "" || strings.HasPrefix(l, "The function passed to") {
+			continue
 		}
-		if len(lines) == 2 || (len(lines) == 1 && !strings.HasPrefix(lines[0], "Timed out") && !strings.HasPrefix(lines[0], "Failed after")) {
+		lines = append(lines, l)
+		if len(lines) == 2 || !strings.HasPrefix(lines[0], "Timed out") && !strings.HasPrefix(lines[0], "Failed after") {
 			break
 		}
 	}

@@ -23,6 +23,7 @@ var _ = Describe("A Redis", func() {
 		redis, err := env.Redis(ctx, ns, "cache")
 		Expect(err).NotTo(HaveOccurred())
 
+		framework.LessonStep("each pod names the Redis as its controller owner, by UID")
 		pods, err := env.Pods(ctx, ns, "cache")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(pods).To(HaveLen(3))
@@ -51,7 +52,7 @@ var _ = Describe("A Redis", func() {
 			"-p", `[{"op": "remove", "path": "/metadata/finalizers"}]`)
 		env.ExpectGone(ctx, &myappv1.Redis{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cache"}})
 
-		By("the garbage collector deletes the pods it owned")
+		framework.LessonStep("the garbage collector deletes the pods the Redis owned")
 		Eventually(env.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(BeEmpty(), "the garbage collector did not delete the pods")
 	})
 
@@ -59,19 +60,27 @@ var _ = Describe("A Redis", func() {
 		_, err := env.Apply(ctx, framework.ForeignPodManifest(ns, "cache-0"))
 		Expect(err).NotTo(HaveOccurred())
 
-		_, err = env.Apply(ctx, framework.RedisManifest(ns, "cache", 2))
+		foreign, err := env.Pod(ctx, ns, "cache-0")
 		Expect(err).NotTo(HaveOccurred())
 
-		By("creating the pod it can, and warning about the one it cannot")
-		Eventually(env.Pod).WithContext(ctx).WithArguments(ns, "cache-1").Should(Not(BeNil()))
-		Eventually(env.EventReasons).WithContext(ctx).WithArguments(ns, "Redis", "cache").
-			Should(ContainElement("ErrResourceExists"), "no Warning about the pod the Redis does not control")
+		By("creating a Redis of 2: the operator creates cache-1 and records it")
+		_, err = env.Apply(ctx, framework.RedisManifest(ns, "cache", 2))
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(env.Finalizers).WithContext(ctx).WithArguments(ns, "cache").
+			Should(ContainElement("myapp.example.com/cache-1"))
+		Expect(env.Pod(ctx, ns, "cache-1")).To(HaveField("ObjectMeta.Labels", HaveKeyWithValue("app.kubernetes.io/instance", "cache")))
+
+		framework.LessonStep("the Redis neither records nor adopts cache-0, and warns about it")
 		Consistently(func(g Gomega) {
+			g.Expect(env.Finalizers(ctx, ns, "cache")).To(ConsistOf("myapp.example.com/cache-1"),
+				"the Redis recorded a pod it does not control, to delete it with the Redis")
 			pod, err := env.Pod(ctx, ns, "cache-0")
 			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(pod.UID).To(Equal(foreign.UID))
 			g.Expect(pod.OwnerReferences).To(BeEmpty(), "the operator adopted a pod it does not control")
 		}).WithContext(ctx).Should(Succeed())
-		Expect(env.Finalizers(ctx, ns, "cache")).To(ConsistOf("myapp.example.com/cache-1"))
+		Eventually(env.EventReasons).WithContext(ctx).WithArguments(ns, "Redis", "cache").
+			Should(ContainElement("ErrResourceExists"), "no Warning about the pod the Redis does not control")
 	})
 
 	It("leaves alone, when deleted, a pod that took a recorded name and that it does not control", framework.Lesson, func(ctx SpecContext) {

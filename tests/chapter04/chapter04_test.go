@@ -7,9 +7,11 @@ import (
 	"example.com/redis-operator/tests/framework"
 )
 
-// The operator's reconcile counter is observed from outside, through its
-// metrics endpoint: a watch that works makes it go up, a watch that is too
-// broad makes it go up when it should not.
+// The operator is observed from outside: its log names the Redis of every
+// reconcile, so a watch that works shows a reconcile of that Redis (its
+// namespace and name, not any Redis), and its reconcile counter, read
+// from its metrics endpoint, stays still where a watch that is too broad
+// would make it go up.
 var _ = Describe("A pod delete", func() {
 	var ns string
 
@@ -19,8 +21,9 @@ var _ = Describe("A pod delete", func() {
 		Eventually(env.Finalizers).WithContext(ctx).WithArguments(ns, "cache").Should(HaveLen(2))
 	})
 
-	It("of a pod the Redis controls makes the operator reconcile", framework.Lesson, func(ctx SpecContext) {
-		env.ExpectReconcile(ctx, ns, func() {
+	It("of a pod the Redis controls makes the operator reconcile that Redis", framework.Lesson, func(ctx SpecContext) {
+		framework.LessonStep("deleting cache-0 makes the operator reconcile Redis cache of this namespace")
+		env.ExpectReconcile(ctx, ns, "cache", func() {
 			env.MustKubectl(ctx, "delete", "pod", "cache-0", "-n", ns)
 		})
 	})

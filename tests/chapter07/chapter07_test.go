@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -125,6 +126,7 @@ var _ = Describe("A Redis, with chapter 7", func() {
 
 	It("carries no finalizer, and its pods go with it through the garbage collector", framework.Lesson, func(ctx SpecContext) {
 		env.SettledReconcileTotal(ctx, ns)
+		framework.LessonStep("the Redis carries no finalizer, and deleting it takes its pods")
 		Expect(env.Finalizers(ctx, ns, "cache")).To(BeEmpty())
 
 		env.MustKubectl(ctx, "delete", "redis", "cache", "-n", ns, "--wait=false")
@@ -139,7 +141,7 @@ var _ = Describe("A Redis, with chapter 7", func() {
 		addLegacyFinalizers(ctx, ns, "example.org/keep")
 		Expect(env.Operator.Start(ctx)).To(Succeed())
 
-		By("the operator removes the per-pod finalizers and no other")
+		framework.LessonStep("the operator removes the per-pod finalizers and no other")
 		Eventually(env.Finalizers).WithContext(ctx).WithArguments(ns, "cache").Should(Equal([]string{"example.org/keep"}))
 		env.SettledReconcileTotal(ctx, ns)
 		Expect(env.PodUIDs(ctx, ns, "cache")).To(Equal(uids), "a pod was replaced during the take-over")
@@ -173,6 +175,7 @@ var _ = Describe("A Redis, with chapter 7", func() {
 
 		// Any status write is an update event of the Redis, the operator's
 		// own included; this one is easy to tell apart.
+		framework.LessonStep("a write of the status alone makes the operator reconcile nothing")
 		env.MustKubectl(ctx, "patch", "redis", "cache", "-n", ns, "--subresource=status", "--type=merge",
 			"-p", `{"status":{"readyReplicas":0}}`)
 		Consistently(env.Operator.ReconcileTotal).WithContext(ctx).WithTimeout(5*time.Second).
@@ -181,16 +184,23 @@ var _ = Describe("A Redis, with chapter 7", func() {
 
 	It("is reconciled a bounded number of times for a pod deleted and rebuilt", func(ctx SpecContext) {
 		env.ExpectAvailable(ctx, ns, "cache")
-		before := env.SettledReconcileTotal(ctx, ns)
+		env.SettledReconcileTotal(ctx, ns)
+		offset := env.Operator.LogOffset()
 		uid := env.PodUIDs(ctx, ns, "cache")["cache-1"]
 
 		env.MustKubectl(ctx, "delete", "pod", "cache-1", "-n", ns)
 		env.ExpectRebuilt(ctx, ns, "cache-1", uid)
 		env.ExpectAvailable(ctx, ns, "cache")
 
-		reconciles := env.SettledReconcileTotal(ctx, ns) - before
-		GinkgoWriter.Printf("a pod deleted and rebuilt cost %v reconciles\n", reconciles)
-		Expect(reconciles).To(BeNumerically("<=", maxReconcilesPerRebuild))
+		env.SettledReconcileTotal(ctx, ns)
+		var reconciles []framework.ReconcileCall
+		for _, c := range env.Operator.ReconcilesSince(offset) {
+			if c.Namespace == ns && c.Name == "cache" {
+				reconciles = append(reconciles, c)
+			}
+		}
+		GinkgoWriter.Printf("a pod deleted and rebuilt cost %d reconciles of Redis cache\n", len(reconciles))
+		Expect(len(reconciles)).To(BeNumerically("<=", maxReconcilesPerRebuild), "reconciles: %v", reconciles)
 	})
 })
 
@@ -221,8 +231,28 @@ var _ = Describe("A pod, with chapter 7", func() {
 })
 
 var _ = Describe("The operator, with chapter 7", func() {
-	It("reconciles up to 4 Redis objects at once, by default", framework.Lesson, func(ctx SpecContext) {
-		Expect(env.Operator.MaxConcurrentReconciles(ctx)).To(BeEquivalentTo(4))
+	It("reconciles several Redis objects at once, up to 4 by default, and never one twice at once", framework.Lesson, func(ctx SpecContext) {
+		ns := env.NewNamespace(ctx)
+		env.SettledReconcileTotal(ctx, ns)
+		offset := env.Operator.LogOffset()
+		var manifests []string
+		for i := range 8 {
+			manifests = append(manifests, framework.RedisManifest(ns, fmt.Sprintf("cache%d", i), 1))
+		}
+
+		framework.LessonStep("creating 8 Redis objects with one kubectl apply: two or more are reconciled at the same time")
+		_, err := env.Apply(ctx, strings.Join(manifests, "---\n"))
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(env.Operator.ReconcileOverlapSince).WithContext(ctx).WithArguments(offset).
+			Should(HaveField("MaxObjects", BeNumerically(">=", 2)), "the operator never reconciled two Redis objects at once")
+
+		By("all 8 get their pod, with at most 4 reconciles at once, and no Redis reconciled twice at once")
+		for i := range 8 {
+			env.ExpectPodsRun(ctx, ns, fmt.Sprintf("cache%d", i), 1)
+		}
+		overlap := env.Operator.ReconcileOverlapSince(offset)
+		Expect(overlap.MaxObjects).To(BeNumerically("<=", 4))
+		Expect(overlap.SameObject).To(BeEmpty(), "a Redis was reconciled twice at once")
 	})
 
 	It("does not cache or watch pods that it did not create", framework.Lesson, func(ctx SpecContext) {
@@ -233,7 +263,7 @@ var _ = Describe("The operator, with chapter 7", func() {
 		Expect(err).NotTo(HaveOccurred())
 		before := env.SettledReconcileTotal(ctx, ns)
 
-		By("creating a pod without the operator's managed-by label that names the Redis as its controller")
+		framework.LessonStep("a pod without the operator's managed-by label that names the Redis as its controller makes it reconcile nothing")
 		// Were it in the cache, its create event would reach the
 		// controller (through Owns in chapter 7, the hand-written handler
 		// in chapter 6), and the Redis would be reconciled.

@@ -72,9 +72,22 @@ func RunSuite(t *testing.T, env *Env, title string) {
 }
 
 // Lesson labels the specs that prove what a chapter teaches: each must fail
-// against the previous chapter's operator and pass against its own
-// (`make prove-chapter N`).
+// against the previous chapter's operator, after its LessonStep, and pass
+// against its own (`make prove-chapter N`).
 var Lesson = Label("lesson")
+
+// LessonMark starts the step that LessonStep writes into a spec's report.
+const LessonMark = "Lesson: "
+
+// LessonStep marks where the lesson of a spec begins. What comes before it
+// is setup, which the previous chapter's operator must pass too: a lesson
+// spec that fails there proves nothing, and `make prove-chapter` counts it
+// red only when it failed after this step. The spec bodies that several
+// chapters share mark it too; in a spec not labelled lesson the mark is
+// only a step of its report.
+func LessonStep(text string) {
+	By(LessonMark + text)
+}
 
 func (e *Env) setup(ctx context.Context) {
 	timeout := DefaultEventuallyTimeout
@@ -254,6 +267,13 @@ func (e *Env) CreateRedis(ctx context.Context, ns, name string, replicas int) {
 	GinkgoHelper()
 	_, err := e.Apply(ctx, RedisManifest(ns, name, replicas))
 	Expect(err).NotTo(HaveOccurred())
+	e.ExpectPodsRun(ctx, ns, name, replicas)
+}
+
+// ExpectPodsRun waits until the pods of Redis name are exactly
+// <name>-0..N-1, none being deleted, and all run.
+func (e *Env) ExpectPodsRun(ctx context.Context, ns, name string, replicas int) {
+	GinkgoHelper()
 	Eventually(e.PodNamesFunc(ctx, ns, name)).WithContext(ctx).Should(Equal(PodNames(name, replicas)),
 		"Redis %s did not get its pods", name)
 	Eventually(func(g Gomega) {
@@ -277,15 +297,17 @@ func PodNames(name string, n int) []string {
 
 // DeletePodAndExpectNoRebuild is what every chapter before the rebuild
 // chapter must show. It deletes a pod with kubectl, waits until the pod is
-// gone, then makes the operator reconcile the Redis with trigger (touching
-// the Redis, say, where nothing watches pods) and observes that reconcile.
-// Only then does it check that the pod stays gone: a reconcile that would
-// rebuild it has run.
+// gone, then makes the operator reconcile the pod's Redis with trigger
+// (touching the Redis, say, where nothing watches pods) and observes that
+// reconcile. Only then does it check that the pod stays gone: a reconcile
+// of its Redis that would rebuild it has run.
 func (e *Env) DeletePodAndExpectNoRebuild(ctx context.Context, ns, pod string, trigger func()) {
 	GinkgoHelper()
 	old, err := e.Pod(ctx, ns, pod)
 	Expect(err).NotTo(HaveOccurred())
-	e.ExpectReconcile(ctx, ns, func() {
+	redis := old.Labels["app.kubernetes.io/instance"]
+	Expect(redis).NotTo(BeEmpty(), "pod %s has no app.kubernetes.io/instance label naming its Redis", pod)
+	e.ExpectReconcile(ctx, ns, redis, func() {
 		e.MustKubectl(ctx, "delete", "pod", pod, "-n", ns)
 		// Gone means no pod with the old UID: a rebuilt pod of the same
 		// name is what the Consistently below catches.

@@ -67,7 +67,8 @@ func (e *Env) PodNamesFunc(ctx context.Context, ns, redis string) func(Gomega) [
 	}
 }
 
-// Pod gets one pod.
+// Pod gets one pod. The pod it returns is never nil: with Eventually, its
+// error is what fails (NotFound), so check what matters of the pod itself.
 func (e *Env) Pod(ctx context.Context, ns, name string) (*corev1.Pod, error) {
 	pod := &corev1.Pod{}
 	return pod, e.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, pod)
@@ -127,15 +128,27 @@ func (e *Env) ExpectStaysGone(ctx context.Context, obj client.Object, why string
 // EventReasons lists the reasons of the events in a namespace that are
 // about the named object (kind and name, e.g. Redis and cache).
 func (e *Env) EventReasons(ctx context.Context, ns, kind, name string) ([]string, error) {
+	return e.events(ctx, ns, kind, name, func(ev corev1.Event) string { return ev.Reason })
+}
+
+// EventNotes lists the events about the named object as "Reason: note",
+// e.g. "SuccessfulCreate: Created pod cache-3". An event that happened
+// again with the same note is listed once (the recorder counts repeats on
+// the first).
+func (e *Env) EventNotes(ctx context.Context, ns, kind, name string) ([]string, error) {
+	return e.events(ctx, ns, kind, name, func(ev corev1.Event) string { return ev.Reason + ": " + ev.Message })
+}
+
+func (e *Env) events(ctx context.Context, ns, kind, name string, show func(corev1.Event) string) ([]string, error) {
 	list := &corev1.EventList{}
 	if err := e.Client.List(ctx, list, client.InNamespace(ns)); err != nil {
 		return nil, err
 	}
-	var reasons []string
+	var shown []string
 	for _, ev := range list.Items {
 		if ev.InvolvedObject.Kind == kind && ev.InvolvedObject.Name == name {
-			reasons = append(reasons, ev.Reason)
+			shown = append(shown, show(ev))
 		}
 	}
-	return reasons, nil
+	return shown, nil
 }

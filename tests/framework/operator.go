@@ -117,7 +117,7 @@ func (o *Operator) Start(ctx context.Context) error {
 		return nil
 	}
 	p, err := proc.StartOperator(ctx, proc.OperatorOptions{
-		Binary: o.Binary, Chapter: o.Chapter, Kubeconfig: o.Kubeconfig, LogPath: o.LogPath,
+		Binary: o.Binary, Chapter: o.Chapter, Kubeconfig: o.Kubeconfig, LogPath: o.LogPath, Args: verbosityArgs,
 	})
 	if err != nil {
 		return err
@@ -155,13 +155,6 @@ func (o *Operator) WriteRequests(ctx context.Context) (float64, error) {
 	return o.metric(ctx, "rest_client_requests_total", promtext.Write)
 }
 
-// MaxConcurrentReconciles reads the gauge
-// controller_runtime_max_concurrent_reconciles of the "redis" controller:
-// how many workers take Redis objects off its workqueue.
-func (o *Operator) MaxConcurrentReconciles(ctx context.Context) (float64, error) {
-	return o.metric(ctx, "controller_runtime_max_concurrent_reconciles", promtext.Label("controller", "redis"))
-}
-
 // metric sums the samples of a family on the operator's metrics endpoint
 // for which match is true.
 func (o *Operator) metric(ctx context.Context, family string, match func(map[string]string) bool) (float64, error) {
@@ -196,15 +189,30 @@ func (e *Env) SettledReconcileTotal(ctx context.Context, ns string) float64 {
 }
 
 // ExpectReconcile runs action once the operator is idle and waits until
-// the operator has finished a reconcile after it: the proof, for a spec
-// that says something must not happen, that what would have made it happen
-// did happen.
-func (e *Env) ExpectReconcile(ctx context.Context, ns string, action func()) {
+// the operator has finished a reconcile of Redis ns/name that started
+// after it: the proof, for a spec that says something must not happen,
+// that what would have made it happen did happen. A reconcile of another
+// object does not count.
+func (e *Env) ExpectReconcile(ctx context.Context, ns, name string, action func()) {
 	GinkgoHelper()
-	before := e.SettledReconcileTotal(ctx, ns)
+	e.SettledReconcileTotal(ctx, ns)
+	offset := e.Operator.LogOffset()
 	action()
-	Eventually(e.Operator.ReconcileTotal).WithContext(ctx).Should(BeNumerically(">", before),
-		"the operator did not reconcile after the action")
+	Eventually(func() []ReconcileCall { return e.Operator.ReconcilesSince(offset) }).WithContext(ctx).
+		Should(ContainElement(And(HaveField("Namespace", ns), HaveField("Name", name), HaveField("Done", true))),
+			"the operator did not reconcile Redis %s/%s after the action", ns, name)
+}
+
+// ReconcilesSince lists the reconciles the operator started after offset
+// (see LogOffset), in the order they started, from its log.
+func (o *Operator) ReconcilesSince(offset int64) []ReconcileCall {
+	return reconcileCalls(o.LogSince(offset))
+}
+
+// ReconcileOverlapSince says what the operator's log after offset shows of
+// reconciles that ran at the same time.
+func (o *Operator) ReconcileOverlapSince(offset int64) Overlap {
+	return reconcileOverlap(o.LogSince(offset))
 }
 
 // LogOffset is where the operator's log ends now, for LogSince.

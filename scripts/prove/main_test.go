@@ -1,0 +1,136 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/onsi/ginkgo/v2/types"
+)
+
+// step is a By step at a point of a spec's timeline.
+func step(order int, text string) types.SpecEvent {
+	return types.SpecEvent{SpecEventType: types.SpecEventByStart, Message: text,
+		TimelineLocation: types.TimelineLocation{Order: order}}
+}
+
+// lessonSpec is a lesson spec with a setup step (order 1), its lesson
+// step (3) and a step after it (5), in state, failing at order failAt in
+// its body.
+func lessonSpec(state types.SpecState, failAt int) types.SpecReport {
+	s := types.SpecReport{
+		LeafNodeType:   types.NodeTypeIt,
+		LeafNodeText:   "comes back",
+		LeafNodeLabels: []string{"lesson"},
+		State:          state,
+		SpecEvents: []types.SpecEvent{
+			step(1, "creating a Redis"),
+			step(3, "Lesson: the pod comes back"),
+			step(5, "the other pods stay"),
+		},
+	}
+	if state != types.SpecStatePassed {
+		s.Failure = types.Failure{Message: "Timed out after 20s.\npod cache-1 was not rebuilt",
+			TimelineLocation: types.TimelineLocation{Order: failAt}, FailureNodeContext: types.FailureNodeIsLeafNode}
+	}
+	return s
+}
+
+func TestJudgeRed(t *testing.T) {
+	inBeforeEach := lessonSpec(types.SpecStateFailed, 2)
+	inBeforeEach.Failure.FailureNodeContext, inBeforeEach.Failure.FailureNodeType = types.FailureNodeInContainer, types.NodeTypeBeforeEach
+	inCleanup := lessonSpec(types.SpecStateFailed, 9)
+	inCleanup.Failure.FailureNodeContext, inCleanup.Failure.FailureNodeType = types.FailureNodeAtTopLevel, types.NodeTypeCleanupAfterEach
+	unmarked := lessonSpec(types.SpecStateFailed, 6)
+	unmarked.SpecEvents = unmarked.SpecEvents[:1]
+
+	tests := []struct {
+		name     string
+		spec     types.SpecReport
+		ran      bool
+		wantRed  bool
+		wantStep string
+		wantWhy  string
+	}{
+		{"failed after its lesson step, in the step after it", lessonSpec(types.SpecStateFailed, 6), true, true, "the other pods stay", ""},
+		{"failed in its lesson step", lessonSpec(types.SpecStateFailed, 4), true, true, "Lesson: the pod comes back", ""},
+		{"timed out after its lesson step", lessonSpec(types.SpecStateTimedout, 6), true, true, "the other pods stay", ""},
+		{"failed in setup, before its lesson step", lessonSpec(types.SpecStateFailed, 2), true, false, "", `in setup (step "creating a Redis")`},
+		{"failed before any step", lessonSpec(types.SpecStateFailed, 0), true, false, "", "(before any step)"},
+		{"failed in a BeforeEach", inBeforeEach, true, false, "", "in its BeforeEach"},
+		{"failed in a cleanup after its body passed", inCleanup, true, false, "", "not in its body"},
+		{"failed with no lesson step", unmarked, true, false, "", "before its lesson step"},
+		{"passed", lessonSpec(types.SpecStatePassed, 0), true, false, "", "it passed"},
+		{"skipped, as when BeforeSuite failed", lessonSpec(types.SpecStateSkipped, 0), true, false, "", "it skipped"},
+		{"did not run", types.SpecReport{}, false, false, "", "did not run"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := judgeRed(tt.spec, tt.ran)
+			if v.ok != tt.wantRed {
+				t.Fatalf("red = %v, want %v (%+v)", v.ok, tt.wantRed, v)
+			}
+			if v.step != tt.wantStep {
+				t.Errorf("step = %q, want %q", v.step, tt.wantStep)
+			}
+			if !strings.Contains(v.problem, tt.wantWhy) {
+				t.Errorf("problem = %q, want it to say %q", v.problem, tt.wantWhy)
+			}
+		})
+	}
+}
+
+func TestVerdict(t *testing.T) {
+	beforeSuite := func(state types.SpecState) types.SpecReport {
+		s := types.SpecReport{LeafNodeType: types.NodeTypeBeforeSuite, State: state}
+		if state != types.SpecStatePassed {
+			s.Failure.Message = "the cluster did not start"
+		}
+		return s
+	}
+	run := func(operator int, specs ...types.SpecReport) *runResult {
+		res := &runResult{runInput: runInput{operator: operator}}
+		res.read(types.Report{SpecReports: specs})
+		return res
+	}
+	green := run(5, beforeSuite(types.SpecStatePassed), lessonSpec(types.SpecStatePassed, 0))
+	unmarkedGreen := lessonSpec(types.SpecStatePassed, 0)
+	unmarkedGreen.SpecEvents = nil
+
+	tests := []struct {
+		name      string
+		red       *runResult
+		green     *runResult
+		wantError string
+	}{
+		{"red after the lesson step, then green", run(4, beforeSuite(types.SpecStatePassed), lessonSpec(types.SpecStateFailed, 6)), green, ""},
+		{"red in setup", run(4, beforeSuite(types.SpecStatePassed), lessonSpec(types.SpecStateFailed, 2)), green, "failed before its lesson step"},
+		{"BeforeSuite failed: its specs were skipped", run(4, beforeSuite(types.SpecStateFailed), lessonSpec(types.SpecStateSkipped, 0)), green, "failed in BeforeSuite"},
+		{"green without a lesson step", run(4, lessonSpec(types.SpecStateFailed, 6)), run(5, unmarkedGreen), "has no lesson step"},
+		{"not green", run(4, lessonSpec(types.SpecStateFailed, 6)), run(5, lessonSpec(types.SpecStateFailed, 6)), "must pass against chapter 5"},
+		{"no lesson spec at all", run(4), run(5), "no spec labelled lesson"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := verdict(5, tt.red, tt.green)
+			switch {
+			case tt.wantError == "" && err != nil:
+				t.Fatalf("verdict: %v, want proven", err)
+			case tt.wantError != "" && (err == nil || !strings.Contains(err.Error(), tt.wantError)):
+				t.Fatalf("verdict: %v, want an error saying %q", err, tt.wantError)
+			}
+		})
+	}
+}
+
+func TestWhy(t *testing.T) {
+	tests := map[string]string{
+		"Timed out after 20.001s.\nthe pods were not deleted with their Redis\nExpected ...":                                                              "Timed out after 20.001s. the pods were not deleted with their Redis",
+		"Failed after 0.002s.\nThe function passed to Consistently failed at /x_test.go:75 with:\nthe Redis recorded a pod it does not control\nExpected": "Failed after 0.002s. the Redis recorded a pod it does not control",
+		"pod cache-0 is not controlled by its Redis\nExpected\n    <[]v1.OwnerReference | len:0, cap:0>: []":                                              "pod cache-0 is not controlled by its Redis",
+	}
+	for msg, want := range tests {
+		if got := why(msg); got != want {
+			t.Errorf("why(%q) = %q, want %q", msg, got, want)
+		}
+	}
+}
