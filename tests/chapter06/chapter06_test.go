@@ -38,7 +38,8 @@ var _ = Describe("kubectl scale", func() {
 		Eventually(env.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(Equal([]string{"cache-0"}))
 
 		framework.LessonStep("the Redis records only cache-0")
-		Eventually(env.Finalizers).WithContext(ctx).WithArguments(ns, "cache").Should(ConsistOf(myappv1.GroupName + "/cache-0"))
+		Eventually(env.Finalizers).WithContext(ctx).WithArguments(ns, "cache").Should(ConsistOf(myappv1.GroupName+"/cache-0"),
+			"the Redis still records the pods beyond its replicas")
 	})
 })
 
@@ -56,8 +57,7 @@ var _ = Describe("A Redis' status", func() {
 
 	// Not a lesson spec: chapter 5 has no status, so the one red it can
 	// show is the spec before's. It was checked by breaking it once: a
-	// status that keeps the replicas of the generation it first saw fails
-	// it.
+	// status that keeps the generation it first observed fails it.
 	It("follows a scale-down, and becomes Available again", func(ctx SpecContext) {
 		env.ExpectStatusFollowsScaleDown(ctx, ns)
 	})

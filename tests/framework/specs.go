@@ -157,12 +157,14 @@ func (e *Env) ExpectScaleDownAndUp(ctx context.Context, ns string) {
 
 	LessonStep("scaling down to 1 deletes cache-1 and cache-2 and keeps cache-0")
 	e.MustKubectl(ctx, "scale", "redis/cache", "--replicas=1", "-n", ns)
-	Eventually(e.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(Equal([]string{"cache-0"}))
+	Eventually(e.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(Equal([]string{"cache-0"}),
+		"the scale-down did not delete cache-1 and cache-2")
 	Expect(e.PodUIDs(ctx, ns, "cache")).To(HaveKeyWithValue("cache-0", kept), "the pod that stays was replaced")
 
 	By("scaling up to 4")
 	e.MustKubectl(ctx, "scale", "redis/cache", "--replicas=4", "-n", ns)
-	Eventually(e.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(Equal(PodNames("cache", 4)))
+	Eventually(e.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(Equal(PodNames("cache", 4)),
+		"the scale-up did not create cache-1 to cache-3")
 }
 
 // ExpectStatusShowsReadyPods: Redis cache (three pods) becomes Available,
