@@ -95,8 +95,11 @@ func (e *Env) ExpectRedisDeletionLeavesNothing(ctx context.Context, ns string) {
 		}
 		return names
 	}
-	e.ExpectGone(ctx, &myappv1.Redis{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cache"}})
-	Eventually(oldPods).WithContext(ctx).Should(BeEmpty(), "the pods of the deleted Redis are still there")
+	redisGone := e.notFound(ctx, &myappv1.Redis{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cache"}})
+	Eventually(func(g Gomega) {
+		g.Expect(oldPods(g)).To(BeEmpty(), "the pods of the deleted Redis are still there")
+		redisGone(g)
+	}).WithContext(ctx).Should(Succeed())
 	Consistently(oldPods).WithContext(ctx).Should(BeEmpty())
 }
 
