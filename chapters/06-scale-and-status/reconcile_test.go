@@ -369,7 +369,7 @@ func TestReconcileWhenTheCacheIsBehind(t *testing.T) {
 
 // Chapter 4: watch pod deletes.
 
-func TestPodDeleteHandler(t *testing.T) {
+func TestPodCreateAndDeleteHandler(t *testing.T) {
 	byConfigMap := foreignPod("cache-0")
 	byConfigMap.OwnerReferences = []metav1.OwnerReference{{
 		APIVersion: "v1", Kind: "ConfigMap", Name: "cache", UID: "uid-cm", Controller: ptr.To(true),
@@ -383,16 +383,32 @@ func TestPodDeleteHandler(t *testing.T) {
 		{"a pod without an owner enqueues nothing", foreignPod("cache-0"), nil},
 		{"a pod controlled by a ConfigMap of the Redis' name enqueues nothing", byConfigMap, nil},
 	}
+	// A new pod changes how many pods its Redis has too, so its create
+	// event brings the Redis back as its delete event does.
+	type queue = workqueue.TypedRateLimitingInterface[reconcile.Request]
+	sends := []struct {
+		name string
+		send func(context.Context, *corev1.Pod, queue)
+	}{
+		{"deleted", func(ctx context.Context, pod *corev1.Pod, q queue) {
+			podHandler().Delete(ctx, event.TypedDeleteEvent[client.Object]{Object: pod}, q)
+		}},
+		{"created", func(ctx context.Context, pod *corev1.Pod, q queue) {
+			podHandler().Create(ctx, event.TypedCreateEvent[client.Object]{Object: pod}, q)
+		}},
+	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			q := newQueue(t)
+		for _, ev := range sends {
+			t.Run(ev.name+": "+tt.name, func(t *testing.T) {
+				q := newQueue(t)
 
-			podHandler().Delete(t.Context(), event.TypedDeleteEvent[client.Object]{Object: tt.pod}, q)
+				ev.send(t.Context(), tt.pod, q)
 
-			if got := drain(q); !slices.Equal(got, tt.want) {
-				t.Errorf("requests = %v, want %v", got, tt.want)
-			}
-		})
+				if got := drain(q); !slices.Equal(got, tt.want) {
+					t.Errorf("requests = %v, want %v", got, tt.want)
+				}
+			})
+		}
 	}
 }
 
@@ -915,35 +931,6 @@ func TestReconcileReportsTheStatus(t *testing.T) {
 	f.setReplicas(t, 2) // generation 2
 	f.mustReconcile(t)
 	wantObservedGeneration(t, f.redis(t).Status, 2)
-}
-
-// TestPodCreateHandler: a new pod changes how many pods its Redis has, so
-// its create event brings the Redis back; a pod of no Redis brings nothing.
-func TestPodCreateHandler(t *testing.T) {
-	byConfigMap := foreignPod("cache-0")
-	byConfigMap.OwnerReferences = []metav1.OwnerReference{{
-		APIVersion: "v1", Kind: "ConfigMap", Name: "cache", UID: "uid-cm", Controller: ptr.To(true),
-	}}
-	tests := []struct {
-		name string
-		pod  *corev1.Pod
-		want []reconcile.Request
-	}{
-		{"a pod the Redis controls enqueues that Redis", newTestPod(t, &RedisReconciler{}, testRedis()), []reconcile.Request{{NamespacedName: redisKey()}}},
-		{"a pod without an owner enqueues nothing", foreignPod("cache-0"), nil},
-		{"a pod controlled by a ConfigMap of the Redis' name enqueues nothing", byConfigMap, nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			q := newQueue(t)
-
-			podHandler().Create(t.Context(), event.TypedCreateEvent[client.Object]{Object: tt.pod}, q)
-
-			if got := drain(q); !slices.Equal(got, tt.want) {
-				t.Errorf("requests = %v, want %v", got, tt.want)
-			}
-		})
-	}
 }
 
 // TestPodUpdateHandler: only a change the status shows brings the Redis
