@@ -209,7 +209,7 @@ bench: build cluster-up install ## Benchmark chapter 5 and the latest chapter ag
 	@$(with_kubeconfig) $(BIN)/bench --operator $(BIN)/operator --out _output/bench $(BENCH_FLAGS)
 
 .PHONY: prove-chapter
-prove-chapter: check-chapter-1 $(GINKGO) build cluster-up ## Prove chapter N's lesson: its lesson specs fail against chapter N-1, its suite passes: make prove-chapter 5
+prove-chapter: check-chapter-1 $(GINKGO) build cluster-up ## Prove chapter N's lesson: its lesson specs fail against chapter N-1 after their lesson step, its suite passes: make prove-chapter 5
 	@go build -o $(BIN)/prove ./scripts/prove
 	@$(prove) --chapter $(CHAPTER)
 

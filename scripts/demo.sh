@@ -58,8 +58,8 @@ step "kubectl delete pod redis-sample-1"
 k delete pod redis-sample-1 -n "$NS"
 wait_for "redis-sample-1 to be rebuilt" new_and_running redis-sample-1 "$old_uid"
 
-step "redis-sample-1 is back under the same name with a new UID"
+step "redis-sample-1 is back under the same name with a new UID; the Redis' events show the operator creating it"
 pods
 echo
-k get events -n "$NS" --field-selector reason=SuccessfulRebuild
+k get events -n "$NS" --field-selector involvedObject.kind=Redis,reason=SuccessfulCreate
 step "Done; cleaning up namespace $NS"

@@ -37,14 +37,7 @@ const section = "Try it"
 const sessionTimeout = 5 * time.Minute
 
 func TestTryIt(t *testing.T) {
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	kubectl := os.Getenv("KUBECTL")
-	if kubectl == "" || os.Getenv("KUBECONFIG") == "" {
-		t.Fatal("KUBECTL and KUBECONFIG must be set: run `make try-it`, which starts the cluster and builds kubectl at its version")
-	}
+	root, kubectl := learnerSetup(t)
 	readmes, err := filepath.Glob(filepath.Join(root, "chapters", "*", "README.md"))
 	if err != nil || len(readmes) == 0 {
 		t.Fatalf("no chapter READMEs under %s/chapters: %v", root, err)
@@ -170,6 +163,21 @@ func stopGroup(t *testing.T, pgid int) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// learnerSetup returns the repository's root and the pinned kubectl, and
+// fails the test unless `make try-it` provided them and a KUBECONFIG.
+func learnerSetup(t *testing.T) (root, kubectl string) {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubectl = os.Getenv("KUBECTL")
+	if kubectl == "" || os.Getenv("KUBECONFIG") == "" {
+		t.Fatal("KUBECTL and KUBECONFIG must be set: run `make try-it`, which starts the cluster and builds kubectl at its version")
+	}
+	return root, kubectl
 }
 
 // learnerEnv is the environment of a learner's terminal after `make
