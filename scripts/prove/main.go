@@ -26,8 +26,13 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"example.com/redis-operator/internal/proc"
-	"example.com/redis-operator/tests/framework"
 )
+
+// lessonMark starts the step that framework.LessonStep writes into a
+// spec's report (framework.LessonMark; a unit test keeps the two equal).
+// The framework is not imported here: it would bring the Ginkgo DSL's
+// flags into this command's.
+const lessonMark = "Lesson: "
 
 func main() {
 	if err := run(); err != nil {
@@ -188,7 +193,7 @@ func verdict(chapter int, red, green *runResult) error {
 		r, ran := redByName[g.FullText()]
 		rv := judgeRed(r, ran)
 		greenOK := g.State == types.SpecStatePassed
-		_, greenMarked := lessonMark(g)
+		_, greenMarked := lessonStep(g)
 		fmt.Printf("  %-3s %-9s | %-9s | %s\n", mark(rv.ok && greenOK && greenMarked), rv.state, g.State.String(), g.FullText())
 		if rv.ok {
 			fmt.Printf("        failed against chapter %d in step %q: %s\n", red.operator, rv.step, why(r.Failure.Message))
@@ -251,7 +256,7 @@ func judgeRed(s types.SpecReport, ran bool) redVerdict {
 		v.problem = fmt.Sprintf("it failed in its %s, not in its body: %s", s.Failure.FailureNodeType, why(s.Failure.Message))
 		return v
 	}
-	mark, ok := lessonMark(s)
+	mark, ok := lessonStep(s)
 	if !ok || mark.TimelineLocation.Order > s.Failure.TimelineLocation.Order {
 		v.problem = fmt.Sprintf("it failed before its lesson step, in setup (step %q): %s", lastStep(s), why(s.Failure.Message))
 		return v
@@ -260,10 +265,10 @@ func judgeRed(s types.SpecReport, ran bool) redVerdict {
 	return v
 }
 
-// lessonMark finds the step that framework.LessonStep wrote.
-func lessonMark(s types.SpecReport) (types.SpecEvent, bool) {
+// lessonStep finds the step that framework.LessonStep wrote.
+func lessonStep(s types.SpecReport) (types.SpecEvent, bool) {
 	for _, ev := range s.SpecEvents {
-		if ev.SpecEventType == types.SpecEventByStart && strings.HasPrefix(ev.Message, framework.LessonMark) {
+		if ev.SpecEventType == types.SpecEventByStart && strings.HasPrefix(ev.Message, lessonMark) {
 			return ev, true
 		}
 	}

@@ -5,7 +5,15 @@ import (
 	"testing"
 
 	"github.com/onsi/ginkgo/v2/types"
+
+	"example.com/redis-operator/tests/framework"
 )
+
+func TestLessonMarkIsTheFrameworks(t *testing.T) {
+	if lessonMark != framework.LessonMark {
+		t.Errorf("lessonMark = %q, framework.LessonMark = %q: prove would not find the specs' lesson steps", lessonMark, framework.LessonMark)
+	}
+}
 
 // step is a By step at a point of a spec's timeline.
 func step(order int, text string) types.SpecEvent {
