@@ -118,8 +118,8 @@ func signTestAt(name string, ours, theirs []float64, at float64) signTest {
 // fair coin.
 func binomialTail(k, m int) float64 {
 	p := 0.0
+	all, _ := math.Lgamma(float64(m + 1))
 	for i := max(k, 0); i <= m; i++ {
-		all, _ := math.Lgamma(float64(m + 1))
 		heads, _ := math.Lgamma(float64(i + 1))
 		tails, _ := math.Lgamma(float64(m - i + 1))
 		p += math.Exp(all - heads - tails - float64(m)*math.Ln2)
