@@ -11,6 +11,7 @@ import (
 	ch05 "example.com/redis-operator/chapters/05-rebuild-pods"
 	ch06 "example.com/redis-operator/chapters/06-scale-and-status"
 	ch07 "example.com/redis-operator/chapters/07-idiomatic"
+	ch08 "example.com/redis-operator/chapters/08-at-scale"
 )
 
 // chapterSetup wires one chapter's reconciler into a manager.
@@ -19,7 +20,7 @@ type chapterSetup struct {
 	slug   string
 	setup  func(mgr ctrl.Manager, maxConcurrentReconciles int) error
 	// concurrent: the chapter takes --max-concurrent-reconciles (chapters
-	// before 7 reconcile one Redis at a time).
+	// before 8 reconcile one Redis at a time).
 	concurrent bool
 	// cache, if set, returns the manager's cache options the chapter
 	// needs; without it the cache holds every object the reconciler reads.
@@ -34,5 +35,6 @@ var chapters = []chapterSetup{
 	{4, "watch-pod-deletes", func(mgr ctrl.Manager, _ int) error { return ch04.NewRedisReconciler(mgr).SetupWithManager(mgr) }, false, nil},
 	{5, "rebuild-pods", func(mgr ctrl.Manager, _ int) error { return ch05.NewRedisReconciler(mgr).SetupWithManager(mgr) }, false, nil},
 	{6, "scale-and-status", func(mgr ctrl.Manager, _ int) error { return ch06.NewRedisReconciler(mgr).SetupWithManager(mgr) }, false, nil},
-	{7, "idiomatic", func(mgr ctrl.Manager, n int) error { return ch07.NewRedisReconciler(mgr).SetupWithManager(mgr, n) }, true, ch07.CacheOptions},
+	{7, "idiomatic", func(mgr ctrl.Manager, _ int) error { return ch07.NewRedisReconciler(mgr).SetupWithManager(mgr) }, false, nil},
+	{8, "at-scale", func(mgr ctrl.Manager, n int) error { return ch08.NewRedisReconciler(mgr).SetupWithManager(mgr, n) }, true, ch08.CacheOptions},
 }

@@ -404,8 +404,7 @@ func TestReconcileCountsOnlyThePodsItControls(t *testing.T) {
 }
 
 // TestReconcileWhenTheCacheIsBehind: the reconciler reads pods from a cache
-// that can lag behind the API server, and that never holds a pod without
-// the managed-by label (see CacheOptions). A pod the cache does not show
+// that can lag behind the API server. A pod the cache does not show
 // makes Create fail with AlreadyExists, and Reconcile asks the API server
 // (APIReader) whose pod it is.
 func TestReconcileWhenTheCacheIsBehind(t *testing.T) {
@@ -495,44 +494,6 @@ func TestReconcileCreatesADeletedPodAgain(t *testing.T) {
 		if got, want := f.events(), []string{"Normal SuccessfulCreate Created pod cache-1"}; !slices.Equal(got, want) {
 			t.Errorf("round %d: events = %q, want %q", round, got, want)
 		}
-	}
-}
-
-// TestReconcileStopsCreatingInATerminatingNamespace: when the API server
-// refuses a pod because the namespace is being deleted, it would refuse
-// the others too. Reconcile tries no other create, writes nothing more,
-// emits no event and returns no error: nothing is retried.
-func TestReconcileStopsCreatingInATerminatingNamespace(t *testing.T) {
-	f := newFixture(t, redisWith(3))
-	var creates, writes int
-	f.r.Client = interceptor.NewClient(f.api, interceptor.Funcs{
-		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
-			creates++
-			err := apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, obj.GetName(),
-				fmt.Errorf("unable to create new content in namespace %s because it is being terminated", obj.GetNamespace()))
-			err.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: corev1.NamespaceTerminatingCause, Field: obj.GetNamespace()}}
-			return err
-		},
-		Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
-			writes++
-			return c.Patch(ctx, obj, patch, opts...)
-		},
-		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
-			writes++
-			return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
-		},
-	})
-
-	f.mustReconcile(t)
-
-	if creates != 1 {
-		t.Errorf("creates = %d, want 1: after the first refusal the others would be refused too", creates)
-	}
-	if writes != 0 {
-		t.Errorf("other writes = %d, want none", writes)
-	}
-	if got := f.events(); len(got) != 0 {
-		t.Errorf("events = %q, want none: the namespace is going, nothing failed", got)
 	}
 }
 
@@ -1171,88 +1132,4 @@ func wantObservedGeneration(t *testing.T, status myappv1.RedisStatus, want int64
 			t.Errorf("condition %s: observedGeneration = %d, want %d", c.Type, c.ObservedGeneration, want)
 		}
 	}
-}
-
-// TestReconcileRestoresTheLabelsOfItsPod: a pod the Redis controls whose
-// labels someone removed is out of the status (the selector's labels) or
-// out of the cache (the managed-by label). Reconcile puts them back, and
-// replaces nothing.
-func TestReconcileRestoresTheLabelsOfItsPod(t *testing.T) {
-	for _, tt := range []struct {
-		name    string
-		removed string
-		// hidden: the cache does not hold the pod, as the manager's cache
-		// does not hold a pod without the managed-by label.
-		hidden bool
-	}{
-		{name: "the managed-by label, so that the cache does not hold it", removed: LabelManagedBy, hidden: true},
-		{name: "the instance label, so that the selector does not match it", removed: LabelInstance},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			pod := newTestPod(t, &RedisReconciler{}, testRedis())
-			pod.UID = "uid-ours"
-			delete(pod.Labels, tt.removed)
-			f := newFixture(t, redisWith(1), pod)
-			if tt.hidden {
-				f.r.Client = cacheWithout(f.api, "cache-0")
-			}
-			f.mustReconcile(t)
-
-			after := f.pods(t)
-			if got := after["cache-0"].Labels; !labelsInclude(got, podLabels(f.redis(t))) {
-				t.Errorf("labels = %v, want those of %v back", got, podLabels(f.redis(t)))
-			}
-			if len(after) != 1 || after["cache-0"].UID != "uid-ours" {
-				t.Errorf("pods = %v, want cache-0 the same object: the pod is not replaced", podNames(after))
-			}
-			if got := f.events(); len(got) != 0 {
-				t.Errorf("events = %q, want none", got)
-			}
-		})
-	}
-}
-
-// TestReconcileWritesTheStatusWhenTheCacheShowsAnOlderOne: the operator's
-// own status writes do not bring the Redis back, so the next reconcile
-// (for a pod event) may read the Redis from before the last write. A
-// status that returns to what that old Redis shows must still be written:
-// the API server has the newer one.
-func TestReconcileWritesTheStatusWhenTheCacheShowsAnOlderOne(t *testing.T) {
-	f := newFixture(t, redisWith(3))
-	f.mustReconcile(t)
-	f.mustReconcile(t)
-	setReady := func(name string, ready corev1.ConditionStatus) {
-		t.Helper()
-		pod := f.pods(t)[name]
-		pod.Status.Phase = corev1.PodRunning
-		pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: ready}}
-		if err := f.api.Status().Update(t.Context(), &pod); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, name := range []string{"cache-0", "cache-1", "cache-2"} {
-		setReady(name, corev1.ConditionTrue)
-	}
-	f.mustReconcile(t)
-	before := f.redis(t) // Available, as the cache will keep showing it
-	wantConditions(t, before.Status, "Available=True AllPodsReady", "Progressing=False Complete")
-
-	setReady("cache-1", corev1.ConditionFalse)
-	f.mustReconcile(t)
-	wantConditions(t, f.redis(t).Status, "Available=False PodsNotReady", "Progressing=True WaitingForReadiness")
-
-	setReady("cache-1", corev1.ConditionTrue)
-	api := f.api
-	f.r.Client = interceptor.NewClient(api, interceptor.Funcs{
-		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-			if redis, ok := obj.(*myappv1.Redis); ok {
-				before.DeepCopyInto(redis)
-				return nil
-			}
-			return c.Get(ctx, key, obj, opts...)
-		},
-	})
-	f.mustReconcile(t)
-
-	wantConditions(t, f.redis(t).Status, "Available=True AllPodsReady", "Progressing=False Complete")
 }

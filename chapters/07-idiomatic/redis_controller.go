@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -22,9 +20,7 @@ import (
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -36,14 +32,12 @@ import (
 // `kubectl get events` by them, so they never change once published.
 const (
 	// ReasonSuccessfulCreate is a Normal event: a pod was created, for the
-	// first time or again. (Chapters 5 and 6 said SuccessfulRebuild for a
-	// recorded pod created again; without records there is no telling, and
-	// the StatefulSet controller does not tell either.)
+	// first time or again (the operator keeps no record that would tell).
 	ReasonSuccessfulCreate = "SuccessfulCreate"
 	// ReasonFailedCreate is a Warning event: the API server refused a pod.
 	ReasonFailedCreate = "FailedCreate"
 	// ReasonSuccessfulDelete is a Normal event: a pod was deleted, because
-	// its Redis is being deleted, was scaled down, or the pod ended.
+	// its Redis was scaled down or the pod ended.
 	ReasonSuccessfulDelete = "SuccessfulDelete"
 	// ReasonErrResourceExists is a Warning event: a pod with the name the
 	// Redis needs exists but is not controlled by it, so it is left alone.
@@ -73,22 +67,14 @@ const (
 	ReasonComplete = "Complete"
 )
 
-// LegacyFinalizerPrefix starts the finalizers that chapters 2 to 6 put on
-// a Redis, one per pod: "myapp.example.com/<pod name>". This chapter puts
-// none, and removes those it finds (see removeLegacyFinalizers).
-const LegacyFinalizerPrefix = myappv1.GroupName + "/"
-
 // Labels put on every pod, so that `kubectl get pods -l` finds a Redis' pods.
 const (
 	// LabelName is the well-known label for the application's name.
 	LabelName = "app.kubernetes.io/name"
 	// LabelInstance names the Redis a pod belongs to.
 	LabelInstance = "app.kubernetes.io/instance"
-	// LabelManagedBy names the operator, so people know who creates these
-	// pods; the operator's cache holds only the pods that carry it.
+	// LabelManagedBy names the operator, so people know who creates these pods.
 	LabelManagedBy = "app.kubernetes.io/managed-by"
-	// ManagedBy is LabelManagedBy's value.
-	ManagedBy = "redis-operator"
 )
 
 // RedisReconciler makes the pods of a Redis match its spec and reports
@@ -100,47 +86,30 @@ type RedisReconciler struct {
 	APIReader client.Reader
 	Scheme    *runtime.Scheme
 	Recorder  events.EventRecorder
-
-	// written holds, for each Redis, the status this operator last wrote
-	// (see updateStatus).
-	written sync.Map // types.NamespacedName -> writtenStatus
-}
-
-// writtenStatus is a status written for the Redis of that UID.
-type writtenStatus struct {
-	uid    types.UID
-	status *myappv1.RedisStatus
 }
 
 // The finalizers subresource is not for finalizers of the Redis' own: with
 // the OwnerReferencesPermissionEnforcement admission plugin (on in the
 // course's clusters, as in hardened ones), the API server requires update
 // on it to set blockOwnerDeletion in a pod's owner reference to a Redis.
-// Patching pods restores the labels of a pod that lost them (see
-// checkExistingPod).
 // +kubebuilder:rbac:groups=myapp.example.com,resources=redis,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=myapp.example.com,resources=redis/status,verbs=patch
 // +kubebuilder:rbac:groups=myapp.example.com,resources=redis/finalizers,verbs=update
-// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile reads a Redis and makes its pods match the spec: it creates the
 // missing ones, deletes those above spec.replicas and replaces those that
 // ended, then writes what it saw into the status. It keeps no record of
-// the pods: what it needs to know about them, it reads from them (it
-// remembers only the status it last wrote, see updateStatus). Deleting a Redis
-// needs nothing from it, as the garbage collector deletes the pods that
-// the Redis owns.
+// the pods: what it needs to know, it reads from them. Deleting a Redis
+// needs nothing from it: the garbage collector deletes the pods that the
+// Redis owns.
 func (r *RedisReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	redis := &myappv1.Redis{}
 	if err := r.Get(ctx, req.NamespacedName, redis); err != nil {
-		if apierrors.IsNotFound(err) {
-			// The Redis is gone and there is nothing left to do.
-			r.written.Delete(req.NamespacedName)
-			return ctrl.Result{}, nil
-		}
-		// Any other error is returned so the request is retried with backoff.
-		return ctrl.Result{}, err
+		// Not found means the Redis is gone and there is nothing left to do;
+		// any other error is returned so the request is retried with backoff.
+		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if err := r.removeLegacyFinalizers(ctx, redis); err != nil {
 		return ctrl.Result{}, err
@@ -150,85 +119,27 @@ func (r *RedisReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl
 		// pod created now would only be deleted with them.
 		return ctrl.Result{}, nil
 	}
-	return r.reconcileNormal(ctx, redis)
-}
 
-// removeLegacyFinalizers removes, in one patch, the per-pod finalizers
-// that chapters 2 to 6 put on a Redis, so that a cluster upgraded from
-// chapter 6 does not keep Redis objects that nothing will ever let go.
-// They had one job, to make the operator delete the pods before the Redis
-// went, and the owner references do that job without the operator.
-// (Chapter 2's pods have no owner reference: after an upgrade from chapter
-// 2, they stay when their Redis goes.) Only
-// finalizers that name one of this Redis' pods are removed: another
-// controller's finalizer is its business.
-func (r *RedisReconciler) removeLegacyFinalizers(ctx context.Context, redis *myappv1.Redis) error {
-	kept := slices.DeleteFunc(slices.Clone(redis.Finalizers), func(f string) bool {
-		return isLegacyPodFinalizer(redis, f)
-	})
-	if len(kept) == len(redis.Finalizers) {
-		return nil
-	}
-	base := redis.DeepCopy()
-	redis.Finalizers = kept
-	ctrl.LoggerFrom(ctx).Info("Removing the per-pod finalizers of an earlier version", "removed", len(base.Finalizers)-len(kept))
-	// The optimistic lock makes the patch fail on a stale Redis instead
-	// of overwriting a finalizer someone added meanwhile; the retry reads
-	// again.
-	if err := r.Patch(ctx, redis, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
-		return client.IgnoreNotFound(err)
-	}
-	return nil
-}
-
-// isLegacyPodFinalizer reports whether finalizer is "myapp.example.com/<redis>-<ordinal>".
-func isLegacyPodFinalizer(redis *myappv1.Redis, finalizer string) bool {
-	name, ok := strings.CutPrefix(finalizer, LegacyFinalizerPrefix)
-	return ok && ordinal(redis, name) >= 0
-}
-
-// reconcileNormal makes the pods <name>-0 to <name>-(replicas-1) exist,
-// deletes the pods above spec.replicas (the highest first), deletes pods
-// that ended so that they are created again, and updates the status.
-func (r *RedisReconciler) reconcileNormal(ctx context.Context, redis *myappv1.Redis) (ctrl.Result, error) {
 	pods, err := r.ownPods(ctx, redis)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	var errs []error
-
 	for _, name := range excessPods(redis, pods) {
-		if err := r.deletePod(ctx, redis, name, fmt.Sprintf("scaled down to %d", redis.Spec.Replicas)); err != nil {
-			errs = append(errs, err)
-		}
+		errs = append(errs, r.deletePod(ctx, redis, name, fmt.Sprintf("scaled down to %d", redis.Spec.Replicas)))
 	}
-
 	for _, pod := range pods {
 		if ordinal(redis, pod.Name) < redis.Spec.Replicas && podEnded(&pod) && pod.DeletionTimestamp.IsZero() {
 			// Its delete event brings us back to create it again, as the
 			// StatefulSet controller replaces a failed pod.
-			if err := r.deletePod(ctx, redis, pod.Name, fmt.Sprintf("it ended (phase %s)", pod.Status.Phase)); err != nil {
-				errs = append(errs, err)
-			}
+			errs = append(errs, r.deletePod(ctx, redis, pod.Name, fmt.Sprintf("it ended (phase %s)", pod.Status.Phase)))
 		}
 	}
-
-	for i := int32(0); i < redis.Spec.Replicas; i++ {
-		err := r.ensurePod(ctx, redis, PodName(redis, i))
-		if errors.Is(err, errNamespaceTerminating) {
-			// The namespace is going, and the Redis with it: the API
-			// server would refuse every other pod too, and there is
-			// nothing to retry.
-			return ctrl.Result{}, errors.Join(errs...)
-		}
-		if err != nil {
-			// One pod that cannot be created does not hold up the others.
-			errs = append(errs, err)
-		}
+	for i := range redis.Spec.Replicas {
+		// One pod that cannot be created does not hold up the others.
+		errs = append(errs, r.ensurePod(ctx, redis, PodName(redis, i)))
 	}
-	if err := r.updateStatus(ctx, redis, pods); err != nil {
-		errs = append(errs, err)
-	}
+	errs = append(errs, r.updateStatus(ctx, redis, computeStatus(redis, pods, metav1.Now())))
 	return ctrl.Result{}, errors.Join(errs...)
 }
 
@@ -238,8 +149,7 @@ func (r *RedisReconciler) ownPods(ctx context.Context, redis *myappv1.Redis) ([]
 	if err := r.List(ctx, list, client.InNamespace(redis.Namespace), client.MatchingLabels(selectorLabels(redis))); err != nil {
 		return nil, fmt.Errorf("listing the pods of Redis %s: %w", redis.Name, err)
 	}
-	pods := slices.DeleteFunc(list.Items, func(p corev1.Pod) bool { return !metav1.IsControlledBy(&p, redis) })
-	return pods, nil
+	return slices.DeleteFunc(list.Items, func(p corev1.Pod) bool { return !metav1.IsControlledBy(&p, redis) }), nil
 }
 
 // excessPods returns the names of the pods above spec.replicas, highest
@@ -287,12 +197,10 @@ func podReady(pod *corev1.Pod) bool {
 	return false
 }
 
-// updateStatus writes what pods (as the cache showed them at the start of
-// the reconcile) say into the Redis' status, only when that changes it: a
-// Redis whose pods do not change causes no write. The pods this reconcile
-// created or deleted show up in the status when their events bring the
-// Redis back.
-func (r *RedisReconciler) updateStatus(ctx context.Context, redis *myappv1.Redis, pods []corev1.Pod) error {
+// computeStatus is the status that pods (as the cache showed them at the
+// start of the reconcile) give the Redis. It reads nothing else and writes
+// nothing; now is the transition time of a condition that changes.
+func computeStatus(redis *myappv1.Redis, pods []corev1.Pod, now metav1.Time) myappv1.RedisStatus {
 	desired := redis.Spec.Replicas
 	// ready counts all Ready pods, for status.readyReplicas; readyDesired
 	// only those below spec.replicas, which are the ones Available is about
@@ -311,7 +219,7 @@ func (r *RedisReconciler) updateStatus(ctx context.Context, redis *myappv1.Redis
 			}
 		}
 	}
-	status := redis.Status.DeepCopy()
+	status := *redis.Status.DeepCopy()
 	status.Replicas = existing
 	status.ReadyReplicas = ready
 	status.ObservedGeneration = redis.Generation
@@ -340,36 +248,27 @@ func (r *RedisReconciler) updateStatus(ctx context.Context, redis *myappv1.Redis
 	}
 	for _, c := range []metav1.Condition{available, progressing} {
 		c.ObservedGeneration = redis.Generation
+		c.LastTransitionTime = now
 		meta.SetStatusCondition(&status.Conditions, c)
 	}
+	return status
+}
 
-	// What the API server has is the status this operator last wrote, not
-	// necessarily the one in the cache: the status write does not bring
-	// the Redis back (the predicates drop it), so a reconcile that comes
-	// right after a write, for a pod event, may read the Redis from before
-	// it. Compared with that, a status that returns to what it was before
-	// the write would look unchanged, and the written one would stay for
-	// good. So compare with, and patch from, what was written last.
-	key := client.ObjectKeyFromObject(redis)
-	current := &redis.Status
-	if w, ok := r.written.Load(key); ok && w.(writtenStatus).uid == redis.UID {
-		current = w.(writtenStatus).status
-	}
-	if equality.Semantic.DeepEqual(status, current) {
+// updateStatus patches the Redis' status to status, only when that
+// changes it: a Redis whose pods do not change causes no write. The
+// patch comes back as an update event of the Redis, and so as one more
+// reconcile, which computes the same status and writes nothing. That
+// reconcile is also what corrects a status computed from a Redis that the
+// cache showed from before the last write.
+func (r *RedisReconciler) updateStatus(ctx context.Context, redis *myappv1.Redis, status myappv1.RedisStatus) error {
+	if equality.Semantic.DeepEqual(status, redis.Status) {
 		return nil
 	}
 	base := redis.DeepCopy()
-	base.Status = *current
-	redis.Status = *status
-	if err := r.Status().Patch(ctx, redis, client.MergeFrom(base)); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
+	redis.Status = status
+	if err := r.Status().Patch(ctx, redis, client.MergeFrom(base)); client.IgnoreNotFound(err) != nil {
 		return fmt.Errorf("updating the status: %w", err)
 	}
-	// The patch's answer is the status as the API server keeps it (times
-	// in whole seconds), which later reconciles compute from.
-	r.written.Store(key, writtenStatus{uid: redis.UID, status: redis.Status.DeepCopy()})
 	return nil
 }
 
@@ -380,7 +279,6 @@ func (r *RedisReconciler) updateStatus(ctx context.Context, redis *myappv1.Redis
 // refuse the delete if the pod was replaced after it was read; the retry
 // reads again.
 func (r *RedisReconciler) deletePod(ctx context.Context, redis *myappv1.Redis, name, why string) error {
-	log := ctrl.LoggerFrom(ctx)
 	key := types.NamespacedName{Namespace: redis.Namespace, Name: name}
 	pod := &corev1.Pod{}
 	err := r.Get(ctx, key, pod)
@@ -398,48 +296,25 @@ func (r *RedisReconciler) deletePod(ctx context.Context, redis *myappv1.Redis, n
 	if !pod.DeletionTimestamp.IsZero() {
 		return nil
 	}
-	log.Info("Deleting pod", "Pod", klog.KObj(pod), "why", why)
+	ctrl.LoggerFrom(ctx).Info("Deleting pod", "Pod", klog.KObj(pod), "why", why)
 	if err := r.Delete(ctx, pod, client.Preconditions{UID: &pod.UID}); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		return fmt.Errorf("deleting pod %s: %w", name, err)
+		return client.IgnoreNotFound(err)
 	}
 	r.Recorder.Eventf(redis, pod, corev1.EventTypeNormal, ReasonSuccessfulDelete, "DeletePod",
 		"Deleted pod %s: %s", name, why)
 	return nil
 }
 
-// errNamespaceTerminating is what ensurePod returns when the API server
-// refused the pod because its namespace is being deleted.
-var errNamespaceTerminating = errors.New("the namespace is being deleted")
-
 // ensurePod creates the named pod unless it exists. The name is
 // deterministic, so the API server refuses a second pod of that name with
 // AlreadyExists: when the cache has not yet seen a pod created a moment
-// ago, or does not hold a pod because it lacks the managed-by label, a
-// reconcile cannot create it twice.
+// ago, a reconcile cannot create it twice.
 func (r *RedisReconciler) ensurePod(ctx context.Context, redis *myappv1.Redis, name string) error {
 	log := ctrl.LoggerFrom(ctx)
-
 	existing := &corev1.Pod{}
 	err := r.Get(ctx, types.NamespacedName{Namespace: redis.Namespace, Name: name}, existing)
 	if err == nil {
-		if !metav1.IsControlledBy(existing, redis) {
-			// Never adopt what we do not control: it may be someone else's.
-			r.Recorder.Eventf(redis, existing, corev1.EventTypeWarning, ReasonErrResourceExists, "CreatePod",
-				"Pod %s already exists and is not controlled by this Redis", name)
-			return fmt.Errorf("pod %s exists and is not controlled by Redis %s", name, redis.Name)
-		}
-		if !existing.DeletionTimestamp.IsZero() {
-			// It is terminating; its delete event brings us back to create it.
-			log.V(1).Info("Waiting for pod to terminate before creating it again", "Pod", klog.KObj(existing))
-			return nil
-		}
-		if !labelsInclude(existing.Labels, podLabels(redis)) {
-			return r.restoreLabels(ctx, redis, existing)
-		}
-		return nil
+		return r.checkExistingPod(ctx, redis, existing)
 	}
 	if !apierrors.IsNotFound(err) {
 		return fmt.Errorf("getting pod %s: %w", name, err)
@@ -454,70 +329,38 @@ func (r *RedisReconciler) ensurePod(ctx context.Context, redis *myappv1.Redis, n
 		if apierrors.IsAlreadyExists(err) {
 			// Our cache was behind: it had not seen a pod that exists. Ask
 			// the API server whose pod it is.
-			return r.checkExistingPod(ctx, redis, name)
+			if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(pod), existing); err != nil {
+				// Gone again already: the retry creates it.
+				return fmt.Errorf("reading pod %s after AlreadyExists: %w", name, err)
+			}
+			return r.checkExistingPod(ctx, redis, existing)
 		}
 		if apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause) {
-			log.V(1).Info("Not creating pod: its namespace is being deleted", "Pod", klog.KObj(pod))
-			return errNamespaceTerminating
+			// The namespace is going, and the Redis with it: nothing to retry.
+			return nil
 		}
 		r.Recorder.Eventf(redis, nil, corev1.EventTypeWarning, ReasonFailedCreate, "CreatePod",
 			"Failed to create pod %s: %v", name, err)
 		return fmt.Errorf("creating pod %s: %w", name, err)
 	}
-	r.Recorder.Eventf(redis, pod, corev1.EventTypeNormal, ReasonSuccessfulCreate, "CreatePod",
-		"Created pod %s", name)
+	r.Recorder.Eventf(redis, pod, corev1.EventTypeNormal, ReasonSuccessfulCreate, "CreatePod", "Created pod %s", name)
 	return nil
 }
 
-// checkExistingPod reads the named pod from the API server, bypassing the
-// cache, after a create found it already there. Usually it is the pod this
-// Redis created a moment ago, which the cache has not seen yet: nothing to
-// do, and nothing worth an error. A pod someone else controls (the cache
-// does not hold it when it lacks the managed-by label) gets the same
-// Warning as when the cache shows it.
-func (r *RedisReconciler) checkExistingPod(ctx context.Context, redis *myappv1.Redis, name string) error {
-	existing := &corev1.Pod{}
-	if err := r.APIReader.Get(ctx, types.NamespacedName{Namespace: redis.Namespace, Name: name}, existing); err != nil {
-		// Gone again already: the retry creates it.
-		return fmt.Errorf("reading pod %s after AlreadyExists: %w", name, err)
+// checkExistingPod looks at a pod that has the name the Redis needs. Never
+// adopt what we do not control: it may be someone else's. A pod of ours
+// that is terminating is created again when its delete event brings the
+// Redis back.
+func (r *RedisReconciler) checkExistingPod(ctx context.Context, redis *myappv1.Redis, pod *corev1.Pod) error {
+	if !metav1.IsControlledBy(pod, redis) {
+		r.Recorder.Eventf(redis, pod, corev1.EventTypeWarning, ReasonErrResourceExists, "CreatePod",
+			"Pod %s already exists and is not controlled by this Redis", pod.Name)
+		return fmt.Errorf("pod %s exists and is not controlled by Redis %s", pod.Name, redis.Name)
 	}
-	if !metav1.IsControlledBy(existing, redis) {
-		r.Recorder.Eventf(redis, existing, corev1.EventTypeWarning, ReasonErrResourceExists, "CreatePod",
-			"Pod %s already exists and is not controlled by this Redis", name)
-		return fmt.Errorf("pod %s exists and is not controlled by Redis %s", name, redis.Name)
-	}
-	if !labelsInclude(existing.Labels, podLabels(redis)) {
-		return r.restoreLabels(ctx, redis, existing)
-	}
-	ctrl.LoggerFrom(ctx).V(1).Info("Pod exists already; the cache was behind", "Pod", klog.KObj(existing))
-	return nil
-}
-
-// restoreLabels puts back the labels of a pod the Redis controls that
-// someone removed or changed. Without them the pod is out of the status and
-// out of reach of a scale-down: the status counts the pods that match the
-// selector, and the cache holds only those with the managed-by label.
-func (r *RedisReconciler) restoreLabels(ctx context.Context, redis *myappv1.Redis, pod *corev1.Pod) error {
-	ctrl.LoggerFrom(ctx).Info("Restoring the labels of pod", "Pod", klog.KObj(pod))
-	patch := client.MergeFrom(pod.DeepCopy())
-	if pod.Labels == nil {
-		pod.Labels = map[string]string{}
-	}
-	maps.Copy(pod.Labels, podLabels(redis))
-	if err := r.Patch(ctx, pod, patch); err != nil {
-		return fmt.Errorf("restoring the labels of pod %s: %w", pod.Name, err)
+	if !pod.DeletionTimestamp.IsZero() {
+		ctrl.LoggerFrom(ctx).V(1).Info("Waiting for pod to terminate before creating it again", "Pod", klog.KObj(pod))
 	}
 	return nil
-}
-
-// labelsInclude reports whether have holds every label of want.
-func labelsInclude(have, want map[string]string) bool {
-	for k, v := range want {
-		if have[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 // newPod builds the pod for one replica of a Redis, with a controller owner
@@ -528,11 +371,13 @@ func (r *RedisReconciler) newPod(redis *myappv1.Redis, name string) (*corev1.Pod
 	if image == "" {
 		image = myappv1.DefaultImage
 	}
+	podLabels := selectorLabels(redis)
+	podLabels[LabelManagedBy] = "redis-operator"
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
 			Namespace: redis.Namespace,
 			Name:      name,
-			Labels:    podLabels(redis),
+			Labels:    podLabels,
 		},
 		Spec: corev1.PodSpec{
 			Containers: []corev1.Container{{
@@ -546,14 +391,6 @@ func (r *RedisReconciler) newPod(redis *myappv1.Redis, name string) (*corev1.Pod
 		return nil, fmt.Errorf("setting the owner of pod %s: %w", name, err)
 	}
 	return pod, nil
-}
-
-// podLabels are the labels of a Redis' pods: the selector's, and the
-// managed-by label that the cache selects.
-func podLabels(redis *myappv1.Redis) map[string]string {
-	l := selectorLabels(redis)
-	l[LabelManagedBy] = ManagedBy
-	return l
 }
 
 // selectorLabels are the labels that select a Redis' pods (its status'
@@ -578,77 +415,32 @@ func NewRedisReconciler(mgr ctrl.Manager) *RedisReconciler {
 	}
 }
 
-// CacheOptions are the manager's cache options that this controller
-// needs: the cache holds only the pods that carry the operator's
-// managed-by label, which are the pods it creates. Without them, the
-// informer behind Owns lists and watches every pod in the cluster and
-// keeps each one in memory, for the few that matter. A pod outside the
-// cache is read from the API server where it matters (see ensurePod).
-func CacheOptions() cache.Options {
-	return cache.Options{ByObject: map[client.Object]cache.ByObject{
-		&corev1.Pod{}: {Label: labels.SelectorFromSet(labels.Set{LabelManagedBy: ManagedBy})},
-	}}
-}
-
-// SetupWithManager registers the reconciler with the manager, with up to
-// maxConcurrentReconciles Redis objects reconciled at once (one Redis is
-// never reconciled twice at once: the workqueue hands a key to one worker
-// at a time). It reconciles a Redis when
-//   - its generation changes (the spec, or the start of its deletion) or
-//     its labels or annotations do: not for status writes, the operator's
-//     own among them;
-//   - a pod it controls (Owns) is created or deleted, or changes in a way
-//     its status shows: Ready, phase, being deleted.
-//
-// A Redis is also reconciled once when the operator starts (the first list
-// of the cache is a create event for each). Nothing else brings it back:
-// the cache's periodic resync (every 10 hours by default) sends update
-// events that change nothing, and the predicates drop them.
-func (r *RedisReconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrentReconciles int) error {
+// SetupWithManager registers the reconciler with the manager: it reconciles
+// a Redis whenever the Redis changes (its own status writes included, see
+// updateStatus), and whenever a pod it controls (Owns) is created, deleted,
+// or changes in a way its status shows.
+func (r *RedisReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&myappv1.Redis{}, builder.WithPredicates(predicate.Or(
-			predicate.GenerationChangedPredicate{},
-			predicate.LabelChangedPredicate{},
-			predicate.AnnotationChangedPredicate{},
-		))).
+		For(&myappv1.Redis{}).
 		Owns(&corev1.Pod{}, builder.WithPredicates(PodStatusChanged())).
-		WithOptions(controller.Options{MaxConcurrentReconciles: maxConcurrentReconciles}).
 		Named("redis").
 		Complete(r)
 }
 
 // PodStatusChanged passes a pod's create and delete events, and its update
-// events when its readiness, its phase, whether it is being deleted, or
-// its labels changed (a pod whose selector labels were edited drops out of
-// the Redis' status). Most pod updates (the kubelet's condition
-// timestamps, an annotation) change nothing that the Redis reports or acts
-// on.
-//
-// An update that starts a deletion without a grace period
-// (`--grace-period=0 --force`) is dropped too: see goneAtOnce.
+// events when its readiness, its phase, or whether it is being deleted
+// changed. Most pod updates (the kubelet's condition timestamps, an
+// annotation) change nothing that the Redis reports or acts on.
 func PodStatusChanged() predicate.Predicate {
 	return predicate.Funcs{
 		UpdateFunc: func(e event.UpdateEvent) bool {
 			oldPod, ok1 := e.ObjectOld.(*corev1.Pod)
 			newPod, ok2 := e.ObjectNew.(*corev1.Pod)
-			if !ok1 || !ok2 || goneAtOnce(newPod) {
+			if !ok1 || !ok2 {
 				return false
 			}
 			return podReady(oldPod) != podReady(newPod) || oldPod.Status.Phase != newPod.Status.Phase ||
-				oldPod.DeletionTimestamp.IsZero() != newPod.DeletionTimestamp.IsZero() ||
-				!maps.Equal(oldPod.Labels, newPod.Labels)
+				oldPod.DeletionTimestamp.IsZero() != newPod.DeletionTimestamp.IsZero()
 		},
 	}
-}
-
-// goneAtOnce reports whether a pod is deleted in the very request that
-// set its deletion timestamp: no grace period and no finalizer. The API
-// server sends an update event with the timestamp, then the delete event
-// right after it. The delete event alone brings the Redis back; a
-// reconcile for the update would only write a status and hold up, by that
-// write, the create that the delete event asks for (the workqueue hands a
-// Redis to one worker at a time).
-func goneAtOnce(pod *corev1.Pod) bool {
-	return !pod.DeletionTimestamp.IsZero() && pod.DeletionGracePeriodSeconds != nil &&
-		*pod.DeletionGracePeriodSeconds == 0 && len(pod.Finalizers) == 0
 }

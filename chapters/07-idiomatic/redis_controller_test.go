@@ -6,7 +6,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -130,8 +129,6 @@ func TestPodStatusChanged(t *testing.T) {
 	forced := ready.DeepCopy() // deleted with --grace-period=0 --force
 	forced.DeletionTimestamp = &t1
 	forced.DeletionGracePeriodSeconds = ptr.To[int64](0)
-	forcedWithFinalizer := forced.DeepCopy() // stays until the finalizer goes
-	forcedWithFinalizer.Finalizers = []string{"example.com/backup"}
 	configMap := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "cache-0"}}
 	changedConfigMap := configMap.DeepCopy()
 	changedConfigMap.Data = map[string]string{"k": "v"}
@@ -150,10 +147,9 @@ func TestPodStatusChanged(t *testing.T) {
 		{"not Ready before, not Ready now", running, notReady, false},
 		{"only a condition's timestamp", ready, readyProbedLater, false},
 		{"only an annotation", ready, annotated, false},
-		{"a label", ready, relabelled, true},
+		{"only a label", ready, relabelled, false},
 		{"still being deleted, with a shorter grace period", terminating, terminatingSooner, false},
-		{"being deleted without a grace period: its delete event follows at once", ready, forced, false},
-		{"being deleted without a grace period, held by a finalizer", ready, forcedWithFinalizer, true},
+		{"being deleted without a grace period", ready, forced, true},
 		{"no change at all", ready, ready.DeepCopy(), false},
 		{"a ConfigMap", configMap, changedConfigMap, false},
 		{"a pod and a ConfigMap", pending, configMap, false},
@@ -179,42 +175,71 @@ func TestPodStatusChanged(t *testing.T) {
 	}
 }
 
-// TestCacheOptions: the cache holds the pods that the reconciler creates,
-// and no other pod; it filters no other kind of object.
-func TestCacheOptions(t *testing.T) {
-	opts := CacheOptions()
-
-	var selector labels.Selector
-	for obj, byObject := range opts.ByObject {
-		if _, isPod := obj.(*corev1.Pod); !isPod {
-			t.Errorf("ByObject has an entry for %T, want one for pods only", obj)
-			continue
+// TestComputeStatus: the status is a function of the Redis and its pods
+// alone. A condition keeps its transition time while its status stays,
+// and takes now when it changes.
+func TestComputeStatus(t *testing.T) {
+	t0 := metav1.NewTime(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
+	now := metav1.NewTime(t0.Add(time.Hour))
+	redis := testRedis()
+	redis.Spec.Replicas = 3
+	pod := func(index int32, ready, deleted bool) corev1.Pod {
+		p := *newTestPodAt(t, &RedisReconciler{}, redis, index)
+		if ready {
+			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
 		}
-		selector = byObject.Label
-	}
-	if selector == nil {
-		t.Fatalf("ByObject = %v, want a label selector for pods", opts.ByObject)
-	}
-	if opts.DefaultLabelSelector != nil {
-		t.Errorf("DefaultLabelSelector = %v, want none: it would filter the Redis objects too", opts.DefaultLabelSelector)
+		if deleted {
+			p.DeletionTimestamp = &t0
+		}
+		return p
 	}
 
 	tests := []struct {
-		name   string
-		labels map[string]string
-		want   bool
+		name       string
+		pods       []corev1.Pod
+		replicas   int32
+		ready      int32
+		conditions []string
 	}{
-		{"a pod the reconciler creates", newTestPod(t, &RedisReconciler{}, testRedis()).Labels, true},
-		{"a pod with only the managed-by label", map[string]string{LabelManagedBy: ManagedBy}, true},
-		{"a pod without labels", nil, false},
-		{"a pod of the Redis' name without the managed-by label", map[string]string{LabelName: "redis", LabelInstance: "cache"}, false},
-		{"a pod managed by someone else", map[string]string{LabelManagedBy: "helm"}, false},
+		{"no pods yet", nil, 0, 0, []string{"Available=False PodsNotReady", "Progressing=True CreatingPods"}},
+		{"all pods, none ready", []corev1.Pod{pod(0, false, false), pod(1, false, false), pod(2, false, false)}, 3, 0,
+			[]string{"Available=False PodsNotReady", "Progressing=True WaitingForReadiness"}},
+		{"all pods ready", []corev1.Pod{pod(0, true, false), pod(1, true, false), pod(2, true, false)}, 3, 3,
+			[]string{"Available=True AllPodsReady", "Progressing=False Complete"}},
+		{"one pod terminating: not counted", []corev1.Pod{pod(0, true, false), pod(1, true, true), pod(2, true, false)}, 2, 2,
+			[]string{"Available=False PodsNotReady", "Progressing=True CreatingPods"}},
+		{"one pod too many, ready: Available does not count it", []corev1.Pod{pod(0, true, false), pod(1, false, false), pod(2, true, false), pod(3, true, false)}, 4, 3,
+			[]string{"Available=False PodsNotReady", "Progressing=True DeletingPods"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := selector.Matches(labels.Set(tt.labels)); got != tt.want {
-				t.Errorf("selector %q matches %v: %t, want %t", selector, tt.labels, got, tt.want)
+			status := computeStatus(redis, tt.pods, now)
+			if status.Replicas != tt.replicas || status.ReadyReplicas != tt.ready {
+				t.Errorf("replicas = %d, ready = %d; want %d and %d", status.Replicas, status.ReadyReplicas, tt.replicas, tt.ready)
 			}
+			if status.Selector != "app.kubernetes.io/instance=cache,app.kubernetes.io/name=redis" {
+				t.Errorf("selector = %q, want the pods' labels", status.Selector)
+			}
+			wantConditions(t, status, tt.conditions...)
+			wantObservedGeneration(t, status, 1)
 		})
+	}
+
+	// The time a condition took its status is kept while that status stays.
+	redis.Status = computeStatus(redis, nil, metav1.NewTime(t0.Time))
+	later := computeStatus(redis, []corev1.Pod{pod(0, false, false)}, now)
+	for _, c := range later.Conditions {
+		if !c.LastTransitionTime.Equal(&t0) {
+			t.Errorf("condition %s changed only its message, but its transition time is %v, want %v", c.Type, c.LastTransitionTime, t0)
+		}
+	}
+	done := computeStatus(redis, []corev1.Pod{pod(0, true, false), pod(1, true, false), pod(2, true, false)}, now)
+	for _, c := range done.Conditions {
+		if !c.LastTransitionTime.Equal(&now) {
+			t.Errorf("condition %s changed its status at %v, want now (%v)", c.Type, c.LastTransitionTime, now)
+		}
+	}
+	if redis.Status.Replicas != 0 || len(redis.Status.Conditions) != 2 {
+		t.Errorf("computeStatus changed the Redis it was given: %+v", redis.Status)
 	}
 }

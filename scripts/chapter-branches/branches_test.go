@@ -56,7 +56,7 @@ func newCourse(t *testing.T) string {
 		n := string(rune('0' + c.number))
 		writeFile(t, dir, c.dir()+"/doc.go", "// Package controller is the Redis operator as of chapter "+n+
 			", \""+c.slug+"\": it does\n// thing "+n+".\n//\n// More.\npackage controller\n", 0o644)
-		// Chapter 1 is wired as chapters 1 to 6 are, chapter 2 as chapter 7
+		// Chapter 1 is wired as chapters 1 to 7 are, chapter 2 as chapter 8
 		// is, with a cache and the concurrency.
 		setup := "func (r *RedisReconciler) SetupWithManager(mgr ctrl.Manager) error { return nil }\n"
 		if c.number == 2 {

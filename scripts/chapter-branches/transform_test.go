@@ -146,7 +146,7 @@ func TestOperatorMain(t *testing.T) {
 // CacheOptions and whose SetupWithManager takes the concurrency gets both
 // in cmd/main.go, and the flag is checked without the registry.
 func TestOperatorMainWiresTheCacheAndConcurrency(t *testing.T) {
-	got, err := operatorMain(readCourse(t, "operator/main.go"), module, chapter{number: 7, slug: "idiomatic"}, wiring{cache: true, concurrent: true})
+	got, err := operatorMain(readCourse(t, "operator/main.go"), module, chapter{number: 8, slug: "at-scale"}, wiring{cache: true, concurrent: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,6 +37,10 @@ func NewClient(kubeconfig string) (client.Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loading %s: %w", kubeconfig, err)
 	}
+	// No client-side rate limit, as controller-runtime sets for the
+	// operator: a spec that creates a hundred objects at once is not held
+	// to five requests a second (the API server's own flow control stays).
+	cfg.QPS = -1
 	return client.New(cfg, client.Options{Scheme: scheme})
 }
 

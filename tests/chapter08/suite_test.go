@@ -1,0 +1,18 @@
+// Package chapter08 is the end-to-end suite of chapter 8, at scale: it
+// runs bin/operator --chapter 8 against a real cluster and checks with
+// kubectl what the operator does. The behaviour specs of chapters 5 to 7
+// run here unchanged (the framework's shared spec bodies); the lesson
+// specs check what changes for a cluster with many Redis objects and pods.
+package chapter08
+
+import (
+	"testing"
+
+	"example.com/redis-operator/tests/framework"
+)
+
+var env = framework.NewSuite(8)
+
+func TestChapter08(t *testing.T) {
+	framework.RunSuite(t, env, "Chapter 8: at scale")
+}

@@ -1,0 +1,99 @@
+package framework
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	myappv1 "example.com/redis-operator/api/v1"
+)
+
+// Spec bodies of chapter 7 (no finalizer, and the migration of the
+// per-pod finalizers of chapters 2 to 6), which the chapters after it run
+// unchanged. Each starts from Redis cache with three running pods.
+
+// legacyFinalizers are the finalizers chapters 2 to 6 put on Redis cache
+// with three pods.
+var legacyFinalizers = []string{
+	myappv1.GroupName + "/cache-0", myappv1.GroupName + "/cache-1", myappv1.GroupName + "/cache-2",
+}
+
+// addLegacyFinalizers gives Redis cache the finalizers chapter 6 would
+// have put on it, as if chapter 6's operator had run it, and the extra
+// ones (another controller's, which must stay). Whatever the spec's
+// outcome, the finalizers are removed at the end, so that the namespace
+// can go.
+func (e *Env) addLegacyFinalizers(ctx context.Context, ns string, extra ...string) {
+	GinkgoHelper()
+	finalizers, err := json.Marshal(append(slices.Clone(legacyFinalizers), extra...))
+	Expect(err).NotTo(HaveOccurred())
+	e.MustKubectl(ctx, "patch", "redis", "cache", "-n", ns, "--type=merge", "-p",
+		fmt.Sprintf(`{"metadata":{"finalizers":%s}}`, finalizers))
+	DeferCleanup(func(ctx SpecContext) {
+		// NotFound, once the spec has deleted the Redis, is fine.
+		_, _ = e.Kubectl.Run(ctx, "patch", "redis", "cache", "-n", ns, "--type=merge", "-p", `{"metadata":{"finalizers":null}}`)
+	})
+}
+
+// ExpectNoFinalizerPodsGoWithRedis: Redis cache carries no finalizer, and
+// deleting it deletes its pods (through the garbage collector).
+func (e *Env) ExpectNoFinalizerPodsGoWithRedis(ctx context.Context, ns string) {
+	GinkgoHelper()
+	e.SettledReconcileTotal(ctx, ns)
+	LessonStep("the Redis carries no finalizer, and deleting it takes its pods")
+	Expect(e.Finalizers(ctx, ns, "cache")).To(BeEmpty(), "the Redis carries finalizers")
+
+	e.MustKubectl(ctx, "delete", "redis", "cache", "-n", ns, "--wait=false")
+	e.ExpectGone(ctx, &myappv1.Redis{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cache"}})
+	Eventually(e.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(BeEmpty())
+}
+
+// ExpectLegacyFinalizersRemoved: Redis cache, given chapter 6's per-pod
+// finalizers and another controller's while the operator was stopped,
+// loses the per-pod ones and keeps its pods, the same objects; deleted,
+// it goes once the other controller lets it.
+func (e *Env) ExpectLegacyFinalizersRemoved(ctx context.Context, ns string) {
+	GinkgoHelper()
+	uids := e.PodUIDs(ctx, ns, "cache")
+	By("stopping the operator and putting chapter 6's finalizers on the Redis")
+	Expect(e.Operator.Stop()).To(Succeed())
+	e.addLegacyFinalizers(ctx, ns, "example.org/keep")
+	Expect(e.Operator.Start(ctx)).To(Succeed())
+
+	LessonStep("the operator removes the per-pod finalizers and no other")
+	Eventually(e.Finalizers).WithContext(ctx).WithArguments(ns, "cache").Should(Equal([]string{"example.org/keep"}),
+		"the per-pod finalizers were not removed, or another controller's was")
+	e.SettledReconcileTotal(ctx, ns)
+	Expect(e.PodUIDs(ctx, ns, "cache")).To(Equal(uids), "a pod was replaced during the take-over")
+
+	By("deleting the Redis, and the other controller removing its finalizer")
+	e.MustKubectl(ctx, "delete", "redis", "cache", "-n", ns, "--wait=false")
+	e.MustKubectl(ctx, "patch", "redis", "cache", "-n", ns, "--type=json", "-p",
+		`[{"op":"test","path":"/metadata/finalizers","value":["example.org/keep"]},{"op":"remove","path":"/metadata/finalizers"}]`)
+	e.ExpectGone(ctx, &myappv1.Redis{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cache"}})
+	Eventually(e.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(BeEmpty())
+}
+
+// ExpectDeletedWithLegacyFinalizersGoes: Redis cache, deleted while the
+// operator was stopped and while it carried chapter 6's finalizers, goes
+// with its pods once the operator runs.
+func (e *Env) ExpectDeletedWithLegacyFinalizersGoes(ctx context.Context, ns string) {
+	GinkgoHelper()
+	By("stopping the operator, putting chapter 6's finalizers on the Redis and deleting it")
+	Expect(e.Operator.Stop()).To(Succeed())
+	e.addLegacyFinalizers(ctx, ns)
+	e.MustKubectl(ctx, "delete", "redis", "cache", "-n", ns, "--wait=false")
+	redis, err := e.Redis(ctx, ns, "cache")
+	Expect(err).NotTo(HaveOccurred())
+	Expect(redis.DeletionTimestamp).NotTo(BeNil())
+
+	By("starting the operator: the Redis goes, and its pods with it")
+	Expect(e.Operator.Start(ctx)).To(Succeed())
+	e.ExpectGone(ctx, &myappv1.Redis{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cache"}})
+	Eventually(e.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(BeEmpty())
+}
