@@ -12,11 +12,12 @@
 //     deletionTimestamp of an object that has some, and the write that
 //     removes the last one deletes it. It refuses to start with an object
 //     that has a deletionTimestamp but no finalizers.
-//   - Unlike one, it sets no UID (newFixture sets a new one on every
+//   - Unlike one, it sets no UID (fakeapi.New sets a new one on every
 //     Create, so that a recreated pod can be told from the old one),
-//     ignores a UID precondition on Delete, drops a deletionTimestamp on
-//     Create, and has no admission, no CRD defaulting or validation, and no
-//     RBAC.
+//     ignores a UID precondition on Delete (fakeapi.New refuses a Delete
+//     whose UID precondition fails with a Conflict, as the API server
+//     does), drops a deletionTimestamp on Create, and has no admission, no
+//     CRD defaulting or validation, and no RBAC.
 //   - Nothing else runs: no garbage collector (an owner reference is just
 //     data), no kubelet (a pod without finalizers is gone the moment it is
 //     deleted), no manager or watches (only the test calls Reconcile), and
@@ -32,24 +33,19 @@
 package controller
 
 import (
-	"context"
-	"fmt"
 	"maps"
 	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
-	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	myappv1 "example.com/redis-operator/api/v1"
+	"example.com/redis-operator/internal/fakeapi"
 )
 
 // Chapter 1: create pods.
@@ -157,32 +153,12 @@ type fixture struct {
 // that uses it.
 func newFixture(t *testing.T, objs ...client.Object) *fixture {
 	t.Helper()
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	if err := myappv1.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	created := 0
-	api := fake.NewClientBuilder().
-		WithScheme(scheme).
-		WithObjects(objs...).
-		WithInterceptorFuncs(interceptor.Funcs{
-			// The API server gives every new object a new UID; the fake
-			// gives none.
-			Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
-				created++
-				obj.SetUID(types.UID(fmt.Sprintf("uid-created-%d", created)))
-				return c.Create(ctx, obj, opts...)
-			},
-		}).
-		Build()
+	api := fakeapi.New(objs...)
 	// Big enough for any test here: the fake recorder blocks when full.
 	recorder := events.NewFakeRecorder(100)
 	return &fixture{
 		api:      api,
-		r:        &RedisReconciler{Client: api, Scheme: scheme, Recorder: recorder},
+		r:        &RedisReconciler{Client: api, Scheme: api.Scheme(), Recorder: recorder},
 		recorder: recorder,
 	}
 }

@@ -12,11 +12,12 @@
 //     deletionTimestamp of an object that has some, and the write that
 //     removes the last one deletes it. It refuses to start with an object
 //     that has a deletionTimestamp but no finalizers.
-//   - Unlike one, it sets no UID (newFixture sets a new one on every
+//   - Unlike one, it sets no UID (fakeapi.New sets a new one on every
 //     Create, so that a recreated pod can be told from the old one),
-//     ignores a UID precondition on Delete, drops a deletionTimestamp on
-//     Create, and has no admission, no CRD defaulting or validation, and no
-//     RBAC.
+//     ignores a UID precondition on Delete (fakeapi.New refuses a Delete
+//     whose UID precondition fails with a Conflict, as the API server
+//     does), drops a deletionTimestamp on Create, and has no admission, no
+//     CRD defaulting or validation, and no RBAC.
 //   - Nothing else runs: no garbage collector (an owner reference is just
 //     data), no kubelet (a pod without finalizers is gone the moment it is
 //     deleted), no manager or watches (only the test calls Reconcile), and
@@ -32,7 +33,6 @@
 package controller
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -41,20 +41,17 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
-	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	myappv1 "example.com/redis-operator/api/v1"
+	"example.com/redis-operator/internal/fakeapi"
 )
 
 // Chapter 1: create pods.
@@ -343,7 +340,7 @@ func TestReconcileWhenTheCacheIsBehind(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t, redisWith(1, tt.finalizers...), tt.pod.DeepCopy())
-			f.r.Client = cacheWithout(f.api, "cache-0")
+			f.r.Client = fakeapi.CacheWithout(f.api, "cache-0")
 			if err := f.r.Get(t.Context(), client.ObjectKeyFromObject(tt.pod), &corev1.Pod{}); !apierrors.IsNotFound(err) {
 				t.Fatalf("getting cache-0 from the cache = %v, want NotFound: the cache has not seen it", err)
 			}
@@ -527,32 +524,12 @@ type fixture struct {
 // that uses it.
 func newFixture(t *testing.T, objs ...client.Object) *fixture {
 	t.Helper()
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	if err := myappv1.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	created := 0
-	api := fake.NewClientBuilder().
-		WithScheme(scheme).
-		WithObjects(objs...).
-		WithInterceptorFuncs(interceptor.Funcs{
-			// The API server gives every new object a new UID; the fake
-			// gives none.
-			Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
-				created++
-				obj.SetUID(types.UID(fmt.Sprintf("uid-created-%d", created)))
-				return c.Create(ctx, obj, opts...)
-			},
-		}).
-		Build()
+	api := fakeapi.New(objs...)
 	// Big enough for any test here: the fake recorder blocks when full.
 	recorder := events.NewFakeRecorder(100)
 	return &fixture{
 		api:      api,
-		r:        &RedisReconciler{Client: api, APIReader: api, Scheme: scheme, Recorder: recorder},
+		r:        &RedisReconciler{Client: api, APIReader: api, Scheme: api.Scheme(), Recorder: recorder},
 		recorder: recorder,
 	}
 }
@@ -636,20 +613,6 @@ func foreignPod(name string) *corev1.Pod {
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, UID: "uid-foreign"},
 		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "example.com/app:1"}}},
 	}
-}
-
-// cacheWithout returns a client that reads like a cache which has not seen
-// the named pods yet: Get says NotFound for them. Everything else, writes
-// included, goes to the API server.
-func cacheWithout(api client.WithWatch, pods ...string) client.Client {
-	return interceptor.NewClient(api, interceptor.Funcs{
-		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-			if _, isPod := obj.(*corev1.Pod); isPod && slices.Contains(pods, key.Name) {
-				return apierrors.NewNotFound(corev1.Resource("pods"), key.Name)
-			}
-			return c.Get(ctx, key, obj, opts...)
-		},
-	})
 }
 
 // newQueue returns a controller's work queue, shut down when the test ends.

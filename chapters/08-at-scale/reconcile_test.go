@@ -14,9 +14,9 @@
 //     that has a deletionTimestamp but no finalizers, so a Redis being
 //     deleted here is always held by one (someone else's, or one that
 //     chapters 2 to 6 left).
-//   - Unlike one, it sets no UID (newFixture sets a new one on every
+//   - Unlike one, it sets no UID (fakeapi.New sets a new one on every
 //     Create, so that a recreated pod can be told from the old one),
-//     ignores a UID precondition on Delete (newFixture refuses a Delete
+//     ignores a UID precondition on Delete (fakeapi.New refuses a Delete
 //     whose UID precondition fails with a Conflict, as the API server
 //     does), drops a deletionTimestamp on Create, and has no admission, no
 //     CRD defaulting or validation, and no RBAC.
@@ -48,19 +48,16 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	myappv1 "example.com/redis-operator/api/v1"
+	"example.com/redis-operator/internal/fakeapi"
 )
 
 // Chapter 1: create pods.
@@ -437,7 +434,7 @@ func TestReconcileWhenTheCacheIsBehind(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t, redisWith(1), tt.pod.DeepCopy())
-			f.r.Client = cacheWithout(f.api, "cache-0")
+			f.r.Client = fakeapi.CacheWithout(f.api, "cache-0")
 			if err := f.r.Get(t.Context(), client.ObjectKeyFromObject(tt.pod), &corev1.Pod{}); !apierrors.IsNotFound(err) {
 				t.Fatalf("getting cache-0 from the cache = %v, want NotFound: the cache has not seen it", err)
 			}
@@ -590,57 +587,12 @@ type fixture struct {
 // that uses it.
 func newFixture(t *testing.T, objs ...client.Object) *fixture {
 	t.Helper()
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	if err := myappv1.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	created := 0
-	api := fake.NewClientBuilder().
-		WithScheme(scheme).
-		WithObjects(objs...).
-		// Like the CRD, the Redis has a status subresource: a write of the
-		// object leaves the status alone, and Status().Patch the rest.
-		WithStatusSubresource(&myappv1.Redis{}).
-		WithInterceptorFuncs(interceptor.Funcs{
-			// The API server gives every new object a new UID; the fake
-			// gives none.
-			Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
-				created++
-				obj.SetUID(types.UID(fmt.Sprintf("uid-created-%d", created)))
-				return c.Create(ctx, obj, opts...)
-			},
-			// The API server refuses a delete whose UID precondition does
-			// not match the object, with a Conflict; the fake ignores it.
-			Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
-				o := &client.DeleteOptions{}
-				o.ApplyOptions(opts)
-				if o.Preconditions != nil && o.Preconditions.UID != nil {
-					current := obj.DeepCopyObject().(client.Object)
-					if err := c.Get(ctx, client.ObjectKeyFromObject(obj), current); err != nil {
-						return err
-					}
-					if current.GetUID() != *o.Preconditions.UID {
-						gvk, err := c.GroupVersionKindFor(obj)
-						if err != nil {
-							return err
-						}
-						gr := schema.GroupResource{Group: gvk.Group, Resource: strings.ToLower(gvk.Kind) + "s"}
-						return apierrors.NewConflict(gr, obj.GetName(), fmt.Errorf(
-							"Precondition failed: UID in precondition: %s, UID in object meta: %s", *o.Preconditions.UID, current.GetUID()))
-					}
-				}
-				return c.Delete(ctx, obj, opts...)
-			},
-		}).
-		Build()
+	api := fakeapi.New(objs...)
 	// Big enough for any test here: the fake recorder blocks when full.
 	recorder := events.NewFakeRecorder(100)
 	return &fixture{
 		api:      api,
-		r:        &RedisReconciler{Client: api, APIReader: api, Scheme: scheme, Recorder: recorder},
+		r:        &RedisReconciler{Client: api, APIReader: api, Scheme: api.Scheme(), Recorder: recorder},
 		recorder: recorder,
 	}
 }
@@ -735,63 +687,6 @@ func earlierRedisPod(name string) *corev1.Pod {
 		APIVersion: "myapp.example.com/v1", Kind: "Redis", Name: "cache", UID: "uid-0", Controller: ptr.To(true),
 	}}
 	return pod
-}
-
-// cacheWithout returns a client that reads like a cache which has not seen
-// the named pods yet: Get says NotFound for them, and List leaves them out.
-// Everything else, writes included, goes to the API server.
-func cacheWithout(api client.WithWatch, pods ...string) client.Client {
-	return laggingCache(api, pods, nil)
-}
-
-// cacheShowing returns a client that reads like a cache which still shows
-// the given pods as they were, whatever the API server has now under their
-// names. Everything else, writes included, goes to the API server.
-func cacheShowing(api client.WithWatch, stale ...corev1.Pod) client.Client {
-	return laggingCache(api, nil, stale)
-}
-
-func laggingCache(api client.WithWatch, unseen []string, stale []corev1.Pod) client.Client {
-	staleByName := map[string]corev1.Pod{}
-	for _, pod := range stale {
-		staleByName[pod.Name] = pod
-	}
-	return interceptor.NewClient(api, interceptor.Funcs{
-		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-			if pod, isPod := obj.(*corev1.Pod); isPod {
-				if slices.Contains(unseen, key.Name) {
-					return apierrors.NewNotFound(corev1.Resource("pods"), key.Name)
-				}
-				if old, ok := staleByName[key.Name]; ok && old.Namespace == key.Namespace {
-					old.DeepCopyInto(pod)
-					return nil
-				}
-			}
-			return c.Get(ctx, key, obj, opts...)
-		},
-		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
-			if err := c.List(ctx, list, opts...); err != nil {
-				return err
-			}
-			podList, isPods := list.(*corev1.PodList)
-			if !isPods {
-				return nil
-			}
-			o := &client.ListOptions{}
-			o.ApplyOptions(opts)
-			podList.Items = slices.DeleteFunc(podList.Items, func(p corev1.Pod) bool {
-				_, isStale := staleByName[p.Name]
-				return isStale || slices.Contains(unseen, p.Name)
-			})
-			for _, old := range stale {
-				if (o.Namespace == "" || o.Namespace == old.Namespace) &&
-					(o.LabelSelector == nil || o.LabelSelector.Matches(labels.Set(old.Labels))) {
-					podList.Items = append(podList.Items, *old.DeepCopy())
-				}
-			}
-			return nil
-		},
-	})
 }
 
 // theRedis is how controllerOf describes Redis ns/cache.
@@ -944,7 +839,7 @@ func TestReconcileScalesDownOnlyThePodsTheCacheShows(t *testing.T) {
 	f.mustReconcile(t)
 	f.events()
 	f.setReplicas(t, 1)
-	f.r.Client = cacheWithout(f.api, "cache-2")
+	f.r.Client = fakeapi.CacheWithout(f.api, "cache-2")
 
 	f.mustReconcile(t)
 
@@ -984,7 +879,7 @@ func TestReconcileDeletesOnlyThePodItRead(t *testing.T) {
 		t.Fatalf("someone else's cache-1 has the UID %s of ours", theirs.UID)
 	}
 	f.setReplicas(t, 1)
-	f.r.Client = cacheShowing(f.api, ours)
+	f.r.Client = fakeapi.CacheShowing(f.api, ours)
 	f.events()
 
 	err := f.reconcile(t)
@@ -1194,7 +1089,7 @@ func TestReconcileRestoresTheLabelsOfItsPod(t *testing.T) {
 			delete(pod.Labels, tt.removed)
 			f := newFixture(t, redisWith(1), pod)
 			if tt.hidden {
-				f.r.Client = cacheWithout(f.api, "cache-0")
+				f.r.Client = fakeapi.CacheWithout(f.api, "cache-0")
 			}
 			f.mustReconcile(t)
 
