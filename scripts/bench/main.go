@@ -1,9 +1,9 @@
 // Command bench measures the Redis operator next to Kubernetes' own
-// controllers on one cluster, in one run: chapter 5's operator and the
-// latest chapter's, each reconciling its own namespace, against a
-// StatefulSet (same-name rebuilds: the direct peer) and a ReplicaSet (new
-// names: the lower bound) of the same size. `make bench` runs it; see
-// Usage for what it measures.
+// controllers on one cluster, in one run: the operators of chapters 5 and
+// 7 and of the latest chapter by default (--old-chapters, --new-chapter),
+// each reconciling its own namespace, against a StatefulSet (same-name
+// rebuilds: the direct peer) and a ReplicaSet (new names: the lower bound)
+// of the same size. `make bench` runs it; see Usage for what it measures.
 package main
 
 import (
@@ -15,6 +15,9 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -25,13 +28,15 @@ import (
 
 const usage = `Usage: bench [flags]
 
-Measures, on the cluster of KUBECONFIG (make bench sets it), chapter 5's
-operator and the latest chapter's against a StatefulSet and a ReplicaSet:
+Measures, on the cluster of KUBECONFIG (make bench sets it), the
+operators of chapters 5 and 7 and of the latest chapter (--old-chapters,
+--new-chapter), each in a namespace of its own, against a StatefulSet and
+a ReplicaSet:
   rebuild   latency from the delete call to the replacement's ADDED watch
             event, and the controller's own share (from the old pod's
             DELETED event, or for the ReplicaSet from the start of its
-            deletion), graceful and --grace-period=0, p50/p90/p99, the four
-            targets interleaved delete by delete, after warm-up rounds
+            deletion), graceful and --grace-period=0, p50/p90/p99, every
+            target interleaved delete by delete, after warm-up rounds
   converge  time from the first create until N objects x 3 pods exist and
             until they run, one target at a time in a random order, each
             on a node that has stopped the last one's pods, with rebuilds
@@ -39,8 +44,8 @@ operator and the latest chapter's against a StatefulSet and a ReplicaSet:
   api       requests per reconcile while converging; writes and requests
             in steady state; requests by method and code, reconciles and
             reconcile errors while a namespace of Redis objects is deleted
-  memory    the operator's RSS and Go heap after forced GCs, idle and with
-            unrelated pods in the cluster, chapter 5 against the latest
+  memory    each operator's RSS and Go heap after forced GCs, idle and
+            with unrelated pods in the cluster, one operator at a time
 
 It prints one table, with the ratios to the StatefulSet and the ReplicaSet
 and whether the latest chapter meets its targets, and writes the raw
@@ -60,15 +65,16 @@ func main() {
 // defaultSamples is how many rounds of deletes a run makes by default:
 // enough for the rebuild verdict's tail test to catch a chapter 3% of
 // whose rebuilds are 1.5 s slower in 95% of runs, with a margin (the rule
-// is in print.go). A round takes about 5.5 s on the local backend, so 600
-// take 55 minutes.
+// is in print.go). A round deletes two pods of every target, one after the
+// other: with the five default targets it took about 6.5 s on the local
+// backend (2026-11-24), so 600 take about 65 minutes.
 const defaultSamples = 600
 
 // config is what a run measures, from the flags.
 type config struct {
 	operatorBin     string
-	oldChapter      int
-	newChapter      int
+	oldChapters     chapterList // compared against, in this order
+	newChapter      int         // the one the verdicts judge
 	samples         int
 	warmup          int
 	objects         int
@@ -83,9 +89,9 @@ type config struct {
 }
 
 func run() error {
-	var c config
+	c := config{oldChapters: chapterList{5, 7}}
 	flag.StringVar(&c.operatorBin, "operator", "bin/operator", "the course's operator binary")
-	flag.IntVar(&c.oldChapter, "old-chapter", 5, "the chapter to compare against")
+	flag.Var(&c.oldChapters, "old-chapters", "the chapters to compare against, a comma-separated `list`; the memory verdict compares with the first")
 	flag.IntVar(&c.newChapter, "new-chapter", 0, "the chapter measured (default: the operator's latest)")
 	flag.IntVar(&c.samples, "samples", envInt("BENCH_SAMPLES", defaultSamples), "deletes per target and delete kind (BENCH_SAMPLES)")
 	flag.IntVar(&c.warmup, "warmup", 2, "rebuild rounds before the recorded ones")
@@ -119,6 +125,9 @@ func run() error {
 			return err
 		}
 		c.newChapter = n
+	}
+	if err := c.checkChapters(); err != nil {
+		return err
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -158,7 +167,7 @@ func run() error {
 	b := &bench{cfg: c, cs: cs, cl: cl, kubeconfig: kubeconfig}
 	b.report.Machine = m
 	b.report.Config = reportConfig{Samples: c.samples, Warmup: c.warmup, Objects: c.objects, APIObjects: c.apiObjects,
-		UnrelatedPods: c.unrelatedPods, OldChapter: c.oldChapter, NewChapter: c.newChapter, Steady: c.steady.String(), ChurnInterval: c.churnInterval.String()}
+		UnrelatedPods: c.unrelatedPods, OldChapters: c.oldChapters, NewChapter: c.newChapter, Steady: c.steady.String(), ChurnInterval: c.churnInterval.String()}
 	defer b.cleanup()
 
 	if err := b.all(ctx); err != nil {
@@ -190,14 +199,35 @@ func (b *bench) write() error {
 	return nil
 }
 
-// The pods the bench runs at most at once, besides the measured objects':
-// each target's rebuild object, and replacements under churn.
-const fixedPods = 4*replicas + 4
+// chapters returns the operator chapters a run measures, each a target of
+// its own: the old ones in their order, then the new one.
+func (c config) chapters() []int {
+	return append(slices.Clone(c.oldChapters), c.newChapter)
+}
+
+// checkChapters refuses a new chapter that is also an old one: the two
+// would be one target twice, in one namespace. --old-chapters' own
+// mistakes are refused as the flag is parsed (chapterList.Set).
+func (c config) checkChapters() error {
+	if c.newChapter < 1 {
+		return fmt.Errorf("--new-chapter=%d is not a chapter number", c.newChapter)
+	}
+	if slices.Contains(c.oldChapters, c.newChapter) {
+		return fmt.Errorf("--old-chapters=%s lists chapter %d, the chapter measured (--new-chapter): leave it out of --old-chapters", c.oldChapters, c.newChapter)
+	}
+	return nil
+}
+
+// fixedPods is how many pods the bench runs at most at once, besides the
+// measured objects': each target's rebuild object (every chapter's, the
+// StatefulSet's and the ReplicaSet's), and replacements under churn.
+func (c config) fixedPods() int { return (len(c.chapters())+2)*replicas + 4 }
 
 // fit chooses the objects' numbers the nodes have room for, when not
 // given, and refuses numbers they have no room for. Convergence runs one
-// target's objects at a time; API cost runs both operators' at once.
+// target's objects at a time; API cost runs every operator's at once.
 func (c *config) fit(slots int) error {
+	fixedPods := c.fixedPods()
 	room := slots - fixedPods
 	fitting := func(name string, n *int, perObject int) error {
 		most := max(room/perObject, 0)
@@ -218,7 +248,40 @@ func (c *config) fit(slots int) error {
 	if err := fitting("BENCH_N", &c.objects, replicas); err != nil {
 		return err
 	}
-	return fitting("--api-objects", &c.apiObjects, 2*replicas)
+	return fitting("--api-objects", &c.apiObjects, len(c.chapters())*replicas)
+}
+
+// chapterList is --old-chapters: chapter numbers, comma-separated.
+type chapterList []int
+
+func (l chapterList) String() string {
+	s := make([]string, len(l))
+	for i, n := range l {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ",")
+}
+
+// Set parses "5,7". It refuses an empty entry, one that is not a chapter
+// number, and a chapter listed twice (two targets in one namespace).
+func (l *chapterList) Set(s string) error {
+	var out chapterList
+	for i, entry := range strings.Split(s, ",") {
+		entry = strings.TrimSpace(entry)
+		if entry == "" {
+			return fmt.Errorf("entry %d of %q is empty (want chapter numbers, comma-separated: 5,7)", i+1, s)
+		}
+		n, err := strconv.Atoi(entry)
+		if err != nil || n < 1 {
+			return fmt.Errorf("%q is not a chapter number (want chapter numbers, comma-separated: 5,7)", entry)
+		}
+		if slices.Contains(out, n) {
+			return fmt.Errorf("chapter %d is listed twice in %q", n, s)
+		}
+		out = append(out, n)
+	}
+	*l = out
+	return nil
 }
 
 // printReport prints the table of a report written by an earlier run.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -62,9 +63,29 @@ type machine struct {
 
 type reportConfig struct {
 	Samples, Warmup, Objects, APIObjects, UnrelatedPods int
-	OldChapter, NewChapter                              int
+	OldChapters                                         []int // in their order: the memory verdict compares with the first
+	NewChapter                                          int
 	Steady, ChurnInterval                               string
 	ConvergeOrder                                       []string
+}
+
+// UnmarshalJSON reads reports written before a run measured more than two
+// chapters, too: their config has OldChapter, one chapter, and no
+// OldChapters.
+func (c *reportConfig) UnmarshalJSON(data []byte) error {
+	type plain reportConfig // without this method, which would recurse
+	var v struct {
+		plain
+		OldChapter int
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*c = reportConfig(v.plain)
+	if len(c.OldChapters) == 0 && v.OldChapter != 0 {
+		c.OldChapters = []int{v.OldChapter}
+	}
+	return nil
 }
 
 // rebuildSet holds, per target, the samples of one delete kind.
@@ -135,9 +156,9 @@ type UnrelatedMemory struct {
 }
 
 // all runs every measurement in order: rebuild latency, then convergence
-// with deletes under churn, then API cost with both operators each
-// reconciling its own namespace; then memory, with one operator at a time
-// reconciling every namespace.
+// with deletes under churn, then API cost with every operator reconciling
+// its own namespace; then memory, with one operator at a time reconciling
+// every namespace.
 func (b *bench) all(ctx context.Context) error {
 	if err := b.removeEarlierRuns(ctx); err != nil {
 		return err
@@ -151,12 +172,12 @@ func (b *bench) all(ctx context.Context) error {
 			return err
 		}
 	}
-	for i, chapter := range []int{b.cfg.oldChapter, b.cfg.newChapter} {
-		o, err := b.startOperator(ctx, chapter, targets[i].ns)
+	for _, t := range operated(targets) {
+		o, err := b.startOperator(ctx, t.chapter, t.ns)
 		if err != nil {
 			return err
 		}
-		targets[i].op = o
+		t.op = o
 	}
 
 	w, err := startWatch(ctx, b.cs, namespaces)
@@ -183,12 +204,12 @@ func (b *bench) all(ctx context.Context) error {
 		if err := b.converge(ctx, w, targets); err != nil {
 			return err
 		}
-		if err := b.api(ctx, w, targets[:2]); err != nil {
+		if err := b.api(ctx, w, operated(targets)); err != nil {
 			return err
 		}
 	}
 	w.stop()
-	for _, t := range targets[:2] {
+	for _, t := range operated(targets) {
 		t.op.stop()
 	}
 	// The memory measurement wants no pods but its unrelated ones.
@@ -411,12 +432,16 @@ func (b *bench) churn(ctx context.Context, stop <-chan struct{}, w *podWatch, t 
 const churnTimeout = 10 * time.Minute
 
 // api creates APIObjects Redis objects in each operator's namespace at
-// once and waits for their pods to run, watches both operators in steady
+// once and waits for their pods to run, watches every operator in steady
 // state, then deletes each operator's namespace in turn, counting what the
-// operator sent meanwhile.
+// operator sent meanwhile. targets are the operators'.
 func (b *bench) api(ctx context.Context, w *podWatch, targets []*target) error {
 	n := b.cfg.apiObjects
-	progress("API cost: %d Redis objects in each of %s and %s", n, targets[0].ns, targets[1].ns)
+	namespaces := make([]string, len(targets))
+	for i, t := range targets {
+		namespaces[i] = t.ns
+	}
+	progress("API cost: %d Redis objects in each of %s", n, strings.Join(namespaces, ", "))
 	for _, t := range targets {
 		if err := createAll(ctx, b.cl, n, func(i int) client.Object { return t.object(fmt.Sprintf("a-%d", i)) }); err != nil {
 			return err
@@ -427,8 +452,8 @@ func (b *bench) api(ctx context.Context, w *podWatch, targets []*target) error {
 			return fmt.Errorf("%s: %w", t.name, err)
 		}
 	}
-	// Steady state: neither operator has reconciled or sent a request for
-	// a while.
+	// Steady state: no operator has reconciled or sent a request for a
+	// while.
 	for _, t := range targets {
 		if _, err := settle(ctx, t.op, 10*time.Second); err != nil {
 			return err
@@ -560,28 +585,27 @@ func forAll(ctx context.Context, n int, what string, do func(i int) error) error
 // then with unrelated pods in the cluster.
 func (b *bench) memory(ctx context.Context) error {
 	b.report.Memory = map[string]*memory{}
-	chapters := []int{b.cfg.oldChapter, b.cfg.newChapter}
-	names := []string{fmt.Sprintf("chapter %d", chapters[0]), fmt.Sprintf("chapter %d", chapters[1])}
-	measure := func(i int, unrelated bool) error {
-		o, err := b.startOperator(ctx, chapters[i], "")
+	chapters := b.cfg.chapters()
+	measure := func(chapter int, unrelated bool) error {
+		o, err := b.startOperator(ctx, chapter, "")
 		if err != nil {
 			return err
 		}
 		defer o.stop()
 		rss, heap, err := o.memory(ctx)
 		if err != nil {
-			return err
+			return fmt.Errorf("chapter %d's memory: %w", chapter, err)
 		}
 		if unrelated {
-			b.report.Memory[names[i]].UnrelatedMemory = &UnrelatedMemory{UnrelatedRSSMiB: rss, UnrelatedHeapMiB: heap}
+			b.report.Memory[chapterName(chapter)].UnrelatedMemory = &UnrelatedMemory{UnrelatedRSSMiB: rss, UnrelatedHeapMiB: heap}
 		} else {
-			b.report.Memory[names[i]] = &memory{IdleRSSMiB: rss, IdleHeapMiB: heap}
+			b.report.Memory[chapterName(chapter)] = &memory{IdleRSSMiB: rss, IdleHeapMiB: heap}
 		}
 		return nil
 	}
-	for i := range chapters {
-		progress("memory: %s, idle", names[i])
-		if err := measure(i, false); err != nil {
+	for _, chapter := range chapters {
+		progress("memory: %s, idle", chapterName(chapter))
+		if err := measure(chapter, false); err != nil {
 			return err
 		}
 	}
@@ -605,9 +629,9 @@ func (b *bench) memory(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for i := range chapters {
-		progress("memory: %s, with %d unrelated pods", names[i], b.cfg.unrelatedPods)
-		if err := measure(i, true); err != nil {
+	for _, chapter := range chapters {
+		progress("memory: %s, with %d unrelated pods", chapterName(chapter), b.cfg.unrelatedPods)
+		if err := measure(chapter, true); err != nil {
 			return err
 		}
 	}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
+	"io"
 	"maps"
 	"math"
 	"math/rand/v2"
@@ -183,20 +185,26 @@ func TestVerdicts(t *testing.T) {
 	}
 	node := steps(defaultSamples, 100, 3) // 100 to 1900 ms, as a graceful delete waits for the node
 	r := report{
-		Config: reportConfig{OldChapter: 5, NewChapter: 7, Objects: 10, Steady: "1m0s"},
+		Config: reportConfig{OldChapters: []int{5, 7}, NewChapter: 8, Objects: 10, Steady: "1m0s"},
 		Rebuild: map[string]rebuildSet{
 			// The same in every round.
-			"graceful": {"chapter 7": samples(node, steps(defaultSamples, 3, .01)), sts: samples(node, steps(defaultSamples, 3, .01))},
+			"graceful": {"chapter 8": samples(node, steps(defaultSamples, 3, .01)), sts: samples(node, steps(defaultSamples, 3, .01))},
 			// 10 ms slower in every round. And a share p99 of 22 ms.
-			"grace-period=0": {"chapter 7": samples(steps(defaultSamples, 20, .01), steps(defaultSamples, 16, .01)), sts: samples(steps(defaultSamples, 10, .01), steps(defaultSamples, 3, .01))},
+			"grace-period=0": {"chapter 8": samples(steps(defaultSamples, 20, .01), steps(defaultSamples, 16, .01)), sts: samples(steps(defaultSamples, 10, .01), steps(defaultSamples, 3, .01))},
 		},
-		Converge: map[string]*converge{"chapter 7": {RunningSeconds: 10}, sts: {RunningSeconds: 20}},
-		API: map[string]*apiCost{"chapter 7": {
+		// Chapter 7's rebuilds under churn wait behind the converging
+		// objects; the verdict is chapter 8's alone.
+		Churn:    rebuildSet{"chapter 8": samples(steps(150, 20, 5), nil), "chapter 7": samples(steps(150, 20, 300), nil)},
+		Converge: map[string]*converge{"chapter 8": {RunningSeconds: 10}, sts: {RunningSeconds: 20}},
+		API: map[string]*apiCost{"chapter 8": {
 			SteadyState:       &SteadyState{Requests: 2},
 			NamespaceDeletion: &NamespaceDeletion{Requests: map[string]float64{"POST 403": 12}, Reconciles: 11, Redis: 11},
 		}},
+		// Against chapter 7's heap, which does not grow, the verdict
+		// would FAIL: it compares with the first old chapter, chapter 5.
 		Memory: map[string]*memory{
-			"chapter 7": {IdleHeapMiB: 4, UnrelatedMemory: &UnrelatedMemory{UnrelatedHeapMiB: 4.2}},
+			"chapter 8": {IdleHeapMiB: 4, UnrelatedMemory: &UnrelatedMemory{UnrelatedHeapMiB: 4.2}},
+			"chapter 7": {IdleHeapMiB: 4, UnrelatedMemory: &UnrelatedMemory{UnrelatedHeapMiB: 4}},
 			"chapter 5": {IdleHeapMiB: 4, UnrelatedMemory: &UnrelatedMemory{UnrelatedHeapMiB: 26}},
 		},
 	}
@@ -213,9 +221,39 @@ func TestVerdicts(t *testing.T) {
 		"steady state: no write, no reconcile, and no request but the 2 informers' watch renewals (at most 2 in 1m0s)":              true,
 		"namespace deletion: no refused create retried (no reconcile error, so no requeue; at most one refused POST per reconcile)": false, // 12 refused in 11 reconciles
 		"Go heap within 10% with 0 unrelated pods, where chapter 5's grows":                                                         true,
+		"rebuild under churn: p99 under 1 s": true, // 760 ms; chapter 7's 44.4 s does not count
 	}
 	if !maps.Equal(got, want) {
 		t.Errorf("verdicts:\n got %v\nwant %v", got, want)
+	}
+}
+
+func TestChurnVerdict(t *testing.T) {
+	for _, tc := range []struct {
+		samples  []float64
+		measured string
+		ok       bool
+	}{
+		{steps(150, 20, 6), "p99 908.0 ms of 150 samples; one run's sample p99, not tested against chance", true},
+		{steps(150, 20, 7), "p99 1056.0 ms of 150 samples; one run's sample p99, not tested against chance", false},
+		// The p99 of 99 samples is their largest, 100 + 98*10 ms.
+		{steps(99, 100, 10), "p99 1080.0 ms of 99 samples (fewer than 100: the p99 is their largest); one run's sample p99, not tested against chance", false},
+		{[]float64{40, 999.9}, "p99 999.9 ms of 2 samples (fewer than 100: the p99 is their largest); one run's sample p99, not tested against chance", true},
+	} {
+		if measured, ok := churnVerdict(tc.samples); measured != tc.measured || ok != tc.ok {
+			t.Errorf("churnVerdict(%d samples) = %q, %t; want %q, %t", len(tc.samples), measured, ok, tc.measured, tc.ok)
+		}
+	}
+}
+
+// TestNothingMeasured: a run stopped before its first measurement FAILs
+// every target as not measured.
+func TestNothingMeasured(t *testing.T) {
+	r := report{Config: reportConfig{OldChapters: []int{5, 7}, NewChapter: 8}}
+	for _, v := range r.verdicts() {
+		if v.ok || v.measured != "not measured" {
+			t.Errorf("%s: %s, PASS %t; want not measured, FAIL", v.target, v.measured, v.ok)
+		}
 	}
 }
 
@@ -234,14 +272,21 @@ func TestRebuildVerdict(t *testing.T) {
 // after convergence, in the API cost phase, as bench writes it: no steady
 // state, no namespace deletion, no memory.
 const interrupted = `{
-  "config": {"Samples": 2, "OldChapter": 5, "NewChapter": 7, "Objects": 10, "APIObjects": 10, "Steady": "10m0s"},
-  "targets": ["chapter 5", "chapter 7", "StatefulSet", "ReplicaSet"],
+  "config": {"Samples": 2, "OldChapters": [5, 7], "NewChapter": 8, "Objects": 10, "APIObjects": 10, "Steady": "10m0s", "ChurnInterval": "1s"},
+  "targets": ["chapter 5", "chapter 7", "chapter 8", "StatefulSet", "ReplicaSet"],
   "rebuild": {
-    "graceful": {"chapter 7": {"latencyMs": [700, 800], "shareMs": [5, 6]}, "StatefulSet": {"latencyMs": [650, 900], "shareMs": [5, 7]}},
-    "grace-period=0": {"chapter 7": {"latencyMs": [15, 16], "shareMs": [5, 6]}, "StatefulSet": {"latencyMs": [16, 17], "shareMs": [7, 8]}}
+    "graceful": {"chapter 8": {"latencyMs": [700, 800], "shareMs": [5, 6]}, "StatefulSet": {"latencyMs": [650, 900], "shareMs": [5, 7]}},
+    "grace-period=0": {"chapter 8": {"latencyMs": [15, 16], "shareMs": [5, 6]}, "StatefulSet": {"latencyMs": [16, 17], "shareMs": [7, 8]}}
   },
-  "converge": {"chapter 7": {"existSeconds": 8, "runningSeconds": 10}, "StatefulSet": {"existSeconds": 19, "runningSeconds": 20}},
-  "api": {"chapter 5": {"requestsPerReconcile": 3.5}, "chapter 7": {"requestsPerReconcile": 3.1}}
+  "churn": {
+    "ReplicaSet": {"latencyMs": [12, 13], "shareMs": [2, 3]},
+    "chapter 8": {"latencyMs": [18, 25, 31], "shareMs": [4, 5, 6]},
+    "StatefulSet": {"latencyMs": [14, 15], "shareMs": [3, 4]},
+    "chapter 7": {"latencyMs": [4100, 9800], "shareMs": [4000, 9700]},
+    "chapter 5": {"latencyMs": [3900, 8700], "shareMs": [3800, 8600]}
+  },
+  "converge": {"chapter 8": {"existSeconds": 8, "runningSeconds": 10}, "StatefulSet": {"existSeconds": 19, "runningSeconds": 20}},
+  "api": {"chapter 5": {"requestsPerReconcile": 3.5}, "chapter 7": {"requestsPerReconcile": 3.2}, "chapter 8": {"requestsPerReconcile": 3.1}}
 }`
 
 func TestInterruptedReport(t *testing.T) {
@@ -265,12 +310,100 @@ func TestInterruptedReport(t *testing.T) {
 		"FAIL  steady state: no write, no reconcile, and no request but the 2 informers' watch renewals (at most 4 in 10m0s): not measured",
 		"FAIL  namespace deletion: no refused create retried (no reconcile error, so no requeue; at most one refused POST per reconcile): not measured",
 		"FAIL  Go heap within 10% with 0 unrelated pods, where chapter 5's grows: not measured",
+		"PASS  rebuild under churn: p99 under 1 s: p99 31.0 ms of 3 samples (fewer than 100: the p99 is their largest); one run's sample p99, not tested against chance",
 		"PASS  10 x 3 pods running in at most half the StatefulSet's time (one run of each, not tested against chance): 10.0 s against 20.0 s",
 		"FAIL  rebuild, graceful, not slower than the StatefulSet beyond chance at p50, p90 or in the slowest 6: p50/p90/p99 700.0/800.0/800.0 ms against 650.0/900.0/900.0 ms (p99 not judged); only 2 rounds: too few to judge (at least 30)",
 	} {
 		if !strings.Contains(out.String(), line) {
 			t.Errorf("the printed report has no %q:\n%s", line, out.String())
 		}
+	}
+	// The churn rows, every target's, in the order of the targets.
+	_, churn, _ := strings.Cut(out.String(), "rebuild under churn: a delete every 1s")
+	churn, _, _ = strings.Cut(churn, "\n(")
+	last := -1
+	for _, name := range r.Targets {
+		at := strings.Index(churn, name+" ")
+		if at <= last {
+			t.Errorf("the churn rows have no row for %s after the row of the target before it:\n%s", name, churn)
+		}
+		last = at
+	}
+}
+
+// TestOldReport reads a report written when a run compared two chapters,
+// with "OldChapter": 5.
+func TestOldReport(t *testing.T) {
+	const old = `{
+  "config": {"Samples": 100, "OldChapter": 5, "NewChapter": 7, "UnrelatedPods": 5000, "Steady": "10m0s"},
+  "targets": ["chapter 5", "chapter 7", "StatefulSet", "ReplicaSet"],
+  "memory": {"chapter 5": {"IdleRSSMiB": 40, "IdleHeapMiB": 6, "UnrelatedRSSMiB": 90, "UnrelatedHeapMiB": 31},
+             "chapter 7": {"IdleRSSMiB": 38, "IdleHeapMiB": 6, "UnrelatedRSSMiB": 39, "UnrelatedHeapMiB": 6.2}}
+}`
+	var r report
+	if err := json.Unmarshal([]byte(old), &r); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(r.Config.OldChapters, []int{5}) || r.Config.NewChapter != 7 || r.Config.Samples != 100 {
+		t.Errorf("the old report's config read as %+v, want OldChapters [5], NewChapter 7, Samples 100", r.Config)
+	}
+	var out strings.Builder
+	(&bench{report: r}).print(&out)
+	line := "PASS  Go heap within 10% with 5000 unrelated pods, where chapter 5's grows: +3% (6.0 to 6.2 MiB), chapter 5 +417%"
+	if !strings.Contains(out.String(), line) {
+		t.Errorf("the printed report has no %q:\n%s", line, out.String())
+	}
+	// OldChapters, when there, wins: a report has only one of the two.
+	if err := json.Unmarshal([]byte(`{"config": {"OldChapters": [5, 7], "OldChapter": 3}}`), &r); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(r.Config.OldChapters, []int{5, 7}) {
+		t.Errorf("OldChapters [5, 7] with OldChapter 3 read as %v", r.Config.OldChapters)
+	}
+}
+
+func TestOldChaptersFlag(t *testing.T) {
+	parse := func(args ...string) (chapterList, error) {
+		fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		l := chapterList{5, 7}
+		fs.Var(&l, "old-chapters", "")
+		return l, fs.Parse(args)
+	}
+	for _, tc := range []struct {
+		args []string
+		want chapterList
+	}{
+		{nil, chapterList{5, 7}},
+		{[]string{"--old-chapters=3"}, chapterList{3}},
+		{[]string{"--old-chapters", "7, 5"}, chapterList{7, 5}},
+	} {
+		if got, err := parse(tc.args...); err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("%v: %v, %v; want %v", tc.args, got, err, tc.want)
+		}
+	}
+	for _, tc := range []struct{ value, want string }{
+		{"", `entry 1 of "" is empty`},
+		{"5,,7", `entry 2 of "5,,7" is empty`},
+		{"5,", `entry 2 of "5," is empty`},
+		{"5,seven", `"seven" is not a chapter number`},
+		{"5,0", `"0" is not a chapter number`},
+		{"5,-7", `"-7" is not a chapter number`},
+		{"5,7,5", `chapter 5 is listed twice in "5,7,5"`},
+	} {
+		_, err := parse("--old-chapters", tc.value)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("--old-chapters %q: %v; want an error with %q", tc.value, err, tc.want)
+		}
+	}
+	c := config{oldChapters: chapterList{5, 7}, newChapter: 8}
+	if err := c.checkChapters(); err != nil || !slices.Equal(c.chapters(), []int{5, 7, 8}) {
+		t.Errorf("chapters 5,7 and 8: %v, %v; want chapters 5, 7, 8", c.chapters(), err)
+	}
+	c.newChapter = 7
+	want := "--old-chapters=5,7 lists chapter 7, the chapter measured (--new-chapter)"
+	if err := c.checkChapters(); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("--old-chapters=5,7 --new-chapter=7: %v; want an error with %q", err, want)
 	}
 }
 
@@ -312,20 +445,28 @@ func TestReportJSON(t *testing.T) {
 }
 
 func TestFit(t *testing.T) {
-	c := config{}
+	chapters := func(objects int) config {
+		return config{oldChapters: chapterList{5, 7}, newChapter: 8, objects: objects}
+	}
+	c := chapters(0)
+	if fixed := c.fixedPods(); fixed != 5*replicas+4 {
+		t.Errorf("fixedPods() = %d for five targets, want %d", fixed, 5*replicas+4)
+	}
 	if err := c.fit(4000); err != nil || c.objects != 100 || c.apiObjects != 100 {
 		t.Errorf("fit(4000) = %d objects, %d API objects, %v; want 100, 100", c.objects, c.apiObjects, err)
 	}
-	c = config{}
-	if err := c.fit(110); err != nil || c.objects != (110-fixedPods)/3 || c.apiObjects != (110-fixedPods)/6 {
+	// Convergence runs one target's objects at a time, API cost the three
+	// operators' at once.
+	c = chapters(0)
+	if err := c.fit(110); err != nil || c.objects != (110-c.fixedPods())/3 || c.apiObjects != (110-c.fixedPods())/9 {
 		t.Errorf("fit(110) = %d objects, %d API objects, %v; want what 110 pods hold", c.objects, c.apiObjects, err)
 	}
-	c = config{objects: 1000}
+	c = chapters(1000)
 	if err := c.fit(110); err == nil {
 		t.Error("BENCH_N=1000 fit a node of 110 pods")
 	}
-	c = config{}
-	if err := c.fit(fixedPods); err == nil {
+	c = chapters(0)
+	if err := c.fit(c.fixedPods()); err == nil {
 		t.Error("a cluster with no room for any object was accepted")
 	}
 }

@@ -45,12 +45,19 @@ type target struct {
 	// sameName: a replacement takes the deleted pod's name (so the
 	// controller's share, from the old pod's DELETED event, means something).
 	sameName bool
-	// op is the operator that reconciles ns; nil for Kubernetes' own.
+	// chapter is the operator's chapter; 0 for Kubernetes' own controllers.
+	chapter int
+	// op is the operator that reconciles ns, once started; nil for
+	// Kubernetes' own.
 	op *operator
 	// object returns the object of the given name that asks for 3 pods.
 	object func(name string) client.Object
 }
 
+// targets returns what a run measures, in the order the table prints
+// them: each chapter's operator, in the order of config.chapters, each in
+// a namespace of its own (bench-ch05), then the StatefulSet and the
+// ReplicaSet.
 func (b *bench) targets() []*target {
 	podTemplate := func(app string) corev1.PodTemplateSpec {
 		return corev1.PodTemplateSpec{
@@ -67,10 +74,13 @@ func (b *bench) targets() []*target {
 				Spec: myappv1.RedisSpec{Replicas: replicas, Image: b.cfg.image}}
 		}
 	}
-	return []*target{
-		{name: fmt.Sprintf("chapter %d", b.cfg.oldChapter), ns: "bench-old", sameName: true, object: redis("bench-old")},
-		{name: fmt.Sprintf("chapter %d", b.cfg.newChapter), ns: "bench-new", sameName: true, object: redis("bench-new")},
-		{name: "StatefulSet", ns: "bench-sts", sameName: true, object: func(name string) client.Object {
+	var targets []*target
+	for _, n := range b.cfg.chapters() {
+		ns := fmt.Sprintf("bench-ch%02d", n)
+		targets = append(targets, &target{name: chapterName(n), chapter: n, ns: ns, sameName: true, object: redis(ns)})
+	}
+	return append(targets,
+		&target{name: sts, ns: "bench-sts", sameName: true, object: func(name string) client.Object {
 			return &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "bench-sts", Name: name},
 				Spec: appsv1.StatefulSetSpec{
 					Replicas: ptr.To[int32](replicas), ServiceName: name,
@@ -79,7 +89,7 @@ func (b *bench) targets() []*target {
 					Template:            podTemplate(name),
 				}}
 		}},
-		{name: "ReplicaSet", ns: "bench-rs", sameName: false, object: func(name string) client.Object {
+		&target{name: rs, ns: "bench-rs", sameName: false, object: func(name string) client.Object {
 			return &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: "bench-rs", Name: name},
 				Spec: appsv1.ReplicaSetSpec{
 					Replicas: ptr.To[int32](replicas),
@@ -87,7 +97,22 @@ func (b *bench) targets() []*target {
 					Template: podTemplate(name),
 				}}
 		}},
+	)
+}
+
+// chapterName is a chapter's target as printed and keyed in the report.
+func chapterName(chapter int) string { return fmt.Sprintf("chapter %d", chapter) }
+
+// operated returns the targets that one of the course's operators
+// reconciles, in their order.
+func operated(targets []*target) []*target {
+	var out []*target
+	for _, t := range targets {
+		if t.chapter != 0 {
+			out = append(out, t)
+		}
 	}
+	return out
 }
 
 // operator is bin/operator running one chapter, as `make run` runs it,
