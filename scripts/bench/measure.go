@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	myappv1 "example.com/redis-operator/api/v1"
+	"example.com/redis-operator/internal/parallel"
 )
 
 // bench is one run.
@@ -332,7 +333,7 @@ func (b *bench) converge(ctx context.Context, w *podWatch, targets []*target) er
 
 		c := &converge{}
 		start := time.Now()
-		err := createAll(ctx, b.cl, b.cfg.objects, func(i int) client.Object { return t.object(fmt.Sprintf("c-%d", i)) })
+		err := parallel.Create(ctx, b.cl, b.cfg.objects, func(i int) client.Object { return t.object(fmt.Sprintf("c-%d", i)) })
 		if err == nil {
 			err = w.waitExist(ctx, t.ns, "c", n, 30*time.Minute)
 			c.ExistSeconds = time.Since(start).Seconds()
@@ -372,7 +373,7 @@ func (b *bench) converge(ctx context.Context, w *podWatch, targets []*target) er
 		// with grace 0, they would leave at once and the nodes would spend
 		// the next target's first minutes stopping thousands of them.
 		pods := w.pods(t.ns, "c", true)
-		err = forAll(ctx, len(pods), "pod deletes", func(i int) error {
+		err = parallel.Do(ctx, len(pods), "pod deletes", func(i int) error {
 			return client.IgnoreNotFound(b.cl.Delete(ctx, pods[i]))
 		})
 		if err != nil {
@@ -443,7 +444,7 @@ func (b *bench) api(ctx context.Context, w *podWatch, targets []*target) error {
 	}
 	progress("API cost: %d Redis objects in each of %s", n, strings.Join(namespaces, ", "))
 	for _, t := range targets {
-		if err := createAll(ctx, b.cl, n, func(i int) client.Object { return t.object(fmt.Sprintf("a-%d", i)) }); err != nil {
+		if err := parallel.Create(ctx, b.cl, n, func(i int) client.Object { return t.object(fmt.Sprintf("a-%d", i)) }); err != nil {
 			return err
 		}
 	}
@@ -536,49 +537,11 @@ func settle(ctx context.Context, o *operator, still time.Duration) (counters, er
 	return last, nil
 }
 
-// createAll creates n objects with 8 clients at once.
-func createAll(ctx context.Context, cl client.Client, n int, object func(i int) client.Object) error {
-	return forAll(ctx, n, "creates", func(i int) error { return cl.Create(ctx, object(i)) })
-}
-
-// deleteAll deletes n objects with 8 clients at once, their pods in the
-// background.
+// deleteAll deletes n objects, 8 at a time, their pods in the background.
 func deleteAll(ctx context.Context, cl client.Client, n int, object func(i int) client.Object) error {
-	return forAll(ctx, n, "deletes", func(i int) error {
+	return parallel.Do(ctx, n, "deletes", func(i int) error {
 		return client.IgnoreNotFound(cl.Delete(ctx, object(i), client.PropagationPolicy(metav1.DeletePropagationBackground)))
 	})
-}
-
-func forAll(ctx context.Context, n int, what string, do func(i int) error) error {
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		errs []error
-	)
-	next := make(chan int)
-	for range 8 {
-		wg.Go(func() {
-			for i := range next {
-				if err := do(i); err != nil {
-					mu.Lock()
-					errs = append(errs, err)
-					mu.Unlock()
-				}
-			}
-		})
-	}
-	for i := range n {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-		}
-	}
-	close(next)
-	wg.Wait()
-	if len(errs) > 0 {
-		return fmt.Errorf("%d of %d %s failed, the first: %w", len(errs), n, what, errs[0])
-	}
-	return ctx.Err()
 }
 
 // memory measures each operator alone, reconciling every namespace, idle,
@@ -614,7 +577,7 @@ func (b *bench) memory(ctx context.Context) error {
 		return err
 	}
 	progress("creating %d unrelated pods (pending behind a scheduling gate)", b.cfg.unrelatedPods)
-	err := createAll(ctx, b.cl, b.cfg.unrelatedPods, func(i int) client.Object {
+	err := parallel.Create(ctx, b.cl, b.cfg.unrelatedPods, func(i int) client.Object {
 		return &corev1.Pod{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("app-%d", i),
 				Labels: map[string]string{"app": "unrelated", "tier": "web"}},

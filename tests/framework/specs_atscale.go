@@ -4,15 +4,16 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	myappv1 "example.com/redis-operator/api/v1"
+	"example.com/redis-operator/internal/parallel"
 )
 
 // Spec bodies of chapter 8 (at scale), which the chapters after it run
@@ -146,7 +147,10 @@ spec:
 
 	By(fmt.Sprintf("creating %d Redis objects of %d pods at once in namespace %s, then deleting pod cache-0 with --force --grace-period=0",
 		crowdSize, crowdReplicas, crowd))
-	e.createAtOnce(ctx, crowd, crowdSize, crowdReplicas)
+	Expect(parallel.Create(ctx, e.Client, crowdSize, func(i int) client.Object {
+		return &myappv1.Redis{ObjectMeta: metav1.ObjectMeta{Namespace: crowd, Name: fmt.Sprintf("crowd-%d", i)},
+			Spec: myappv1.RedisSpec{Replicas: crowdReplicas}}
+	})).To(Succeed())
 	e.MustKubectl(ctx, "delete", "pod", "cache-0", "-n", ns, "--force", "--grace-period=0")
 	firstStarts := func(calls []ReconcileCall) map[string]int {
 		first := map[string]int{}
@@ -183,36 +187,4 @@ spec:
 	Expect(overtaken).To(BeNumerically(">=", queued/2),
 		"Redis cache waited behind %d of the %d new Redis objects that were queued before its pod was deleted", queued-overtaken, queued)
 	e.ExpectPodsRun(ctx, ns, "cache", 1)
-}
-
-// createAtOnce creates Redis objects crowd-0 .. crowd-(n-1) with the
-// given replicas in namespace ns, many at a time, faster than kubectl
-// apply would.
-func (e *Env) createAtOnce(ctx context.Context, ns string, n int, replicas int32) {
-	GinkgoHelper()
-	var wg sync.WaitGroup
-	errs := make(chan error, n)
-	names := make(chan string, n)
-	for i := range n {
-		names <- fmt.Sprintf("crowd-%d", i)
-	}
-	close(names)
-	for range 20 {
-		wg.Go(func() {
-			for name := range names {
-				redis := &myappv1.Redis{
-					ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-					Spec:       myappv1.RedisSpec{Replicas: replicas},
-				}
-				if err := e.Client.Create(ctx, redis); err != nil {
-					errs <- err
-				}
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		Expect(err).NotTo(HaveOccurred())
-	}
 }
