@@ -219,7 +219,7 @@ prove-chapters: $(GINKGO) build cluster-up ## Prove every chapter's lesson (and 
 	@for n in $$(seq 1 $(LATEST_CHAPTER)); do $(prove) --chapter $$n || exit 1; done
 
 .PHONY: try-it
-try-it: $(if $(CHAPTER_ARG),check-chapter-1) build cluster-up ## Run the "Try it" commands of every chapter's README (or chapter N's: make try-it 3) and compare their output.
+try-it: $(if $(CHAPTER_ARG),check-chapter-1) build cluster-up install ## Run the "Try it" commands of every chapter's README (or chapter N's: make try-it 3) and compare their output.
 	@$(with_kubeconfig) go test -count=1 -v -timeout 60m ./tests/tryit/ $(if $(or $(CHAPTER_ARG),$(filter command line environment,$(origin CHAPTER))),-run 'TestTryIt/^$(NN)-')
 
 .PHONY: test

@@ -15,19 +15,10 @@ import (
 // under the same name with a new UID, and the operator's event for it. So
 // a later chapter cannot break the demo silently.
 func TestDemo(t *testing.T) {
+	// make try-it has installed the CRD, as make demo does before the script.
 	root, kubectl := learnerSetup(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
-	for _, args := range [][]string{
-		{"apply", "--server-side", "-f", "config/crd/bases"},
-		{"wait", "--for", "condition=Established", "--timeout=60s", "crd/redis.myapp.example.com"},
-	} {
-		cmd := exec.CommandContext(ctx, kubectl, args...)
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("kubectl %v: %v\n%s", args, err, out)
-		}
-	}
 
 	cmd := exec.CommandContext(ctx, "bash", "scripts/demo.sh")
 	cmd.Dir = root
