@@ -88,7 +88,7 @@ demo: build cluster-up install ## Show the latest chapter rebuilding a pod delet
 
 .PHONY: build
 build: ## Build bin/operator.
-	go build -o $(BIN)/operator ./operator
+	go build -o $(BIN)/operator ./cmd
 
 .PHONY: manifests
 manifests: $(CONTROLLER_GEN) ## Regenerate the CRD, each chapter's RBAC role and deepcopy code from the Go markers.
@@ -127,7 +127,7 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint with the checked-in .golangci.yml.
 
 .PHONY: unit
 unit: ## Run the unit tests (no cluster needed).
-	go test ./api/... ./chapters/... ./internal/... ./operator/... ./scripts/... ./tests/docs/... ./tests/framework/...
+	go test ./api/... ./chapters/... ./cmd/... ./internal/... ./scripts/... ./tests/docs/... ./tests/framework/...
 
 .PHONY: bench-unit
 bench-unit: ## Run the Go micro-benchmarks of the chapter packages (no cluster needed).
@@ -191,7 +191,7 @@ install: ## Install the CRD into the test cluster (after cluster-up; else the cu
 
 .PHONY: run
 run: check-chapter-1 build install ## Run chapter N's operator against the cluster: make run 5 (or CHAPTER=5)
-	@$(with_kubeconfig) $(BIN)/operator --chapter $(CHAPTER) --metrics-bind-address :8080
+	@$(with_kubeconfig) OPERATOR_CHAPTER=$(CHAPTER) $(BIN)/operator --metrics-bind-address :8080
 
 ##@ Tests
 

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
@@ -336,6 +337,19 @@ func NewRedisReconciler(mgr ctrl.Manager) *RedisReconciler {
 		Scheme:    mgr.GetScheme(),
 		Recorder:  mgr.GetEventRecorder("redis-controller"),
 	}
+}
+
+// NewManager returns a manager that runs this reconciler, made with the
+// operator's options (metrics, probes, leader election, the namespaces to
+// watch). The operator's main calls it, and it is the only call it makes
+// into this package: the manager's cache is made with the manager, so
+// options the reconciler needs there belong here.
+func NewManager(cfg *rest.Config, opts ctrl.Options) (ctrl.Manager, error) {
+	mgr, err := ctrl.NewManager(cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	return mgr, NewRedisReconciler(mgr).SetupWithManager(mgr)
 }
 
 // SetupWithManager registers the reconciler with the manager: it reconciles

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -170,12 +171,12 @@ func excessPods(redis *myappv1.Redis, pods []corev1.Pod) []string {
 // ordinal is the index in a pod name <redis>-<index>, or -1 for a name
 // of another form.
 func ordinal(redis *myappv1.Redis, podName string) int32 {
-	rest, ok := strings.CutPrefix(podName, redis.Name+"-")
+	suffix, ok := strings.CutPrefix(podName, redis.Name+"-")
 	if !ok {
 		return -1
 	}
-	i, err := strconv.ParseInt(rest, 10, 32)
-	if err != nil || strconv.FormatInt(i, 10) != rest {
+	i, err := strconv.ParseInt(suffix, 10, 32)
+	if err != nil || strconv.FormatInt(i, 10) != suffix {
 		return -1
 	}
 	return int32(i)
@@ -413,6 +414,19 @@ func NewRedisReconciler(mgr ctrl.Manager) *RedisReconciler {
 		Scheme:    mgr.GetScheme(),
 		Recorder:  mgr.GetEventRecorder("redis-controller"),
 	}
+}
+
+// NewManager returns a manager that runs this reconciler, made with the
+// operator's options (metrics, probes, leader election, the namespaces to
+// watch). The operator's main calls it, and it is the only call it makes
+// into this package: the manager's cache is made with the manager, so
+// options the reconciler needs there belong here.
+func NewManager(cfg *rest.Config, opts ctrl.Options) (ctrl.Manager, error) {
+	mgr, err := ctrl.NewManager(cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	return mgr, NewRedisReconciler(mgr).SetupWithManager(mgr)
 }
 
 // SetupWithManager registers the reconciler with the manager: it reconciles

@@ -402,7 +402,7 @@ func TestReconcileCountsOnlyThePodsItControls(t *testing.T) {
 
 // TestReconcileWhenTheCacheIsBehind: the reconciler reads pods from a cache
 // that can lag behind the API server, and that never holds a pod without
-// the managed-by label (see CacheOptions). A pod the cache does not show
+// the managed-by label (see podCache). A pod the cache does not show
 // makes Create fail with AlreadyExists, and Reconcile asks the API server
 // (APIReader) whose pod it is.
 func TestReconcileWhenTheCacheIsBehind(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
@@ -24,7 +25,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -189,12 +189,12 @@ func excessPods(redis *myappv1.Redis, pods []corev1.Pod) []string {
 // ordinal is the index in a pod name <redis>-<index>, or -1 for a name
 // of another form.
 func ordinal(redis *myappv1.Redis, podName string) int32 {
-	rest, ok := strings.CutPrefix(podName, redis.Name+"-")
+	suffix, ok := strings.CutPrefix(podName, redis.Name+"-")
 	if !ok {
 		return -1
 	}
-	i, err := strconv.ParseInt(rest, 10, 32)
-	if err != nil || strconv.FormatInt(i, 10) != rest {
+	i, err := strconv.ParseInt(suffix, 10, 32)
+	if err != nil || strconv.FormatInt(i, 10) != suffix {
 		return -1
 	}
 	return int32(i)
@@ -476,31 +476,53 @@ func NewRedisReconciler(mgr ctrl.Manager) *RedisReconciler {
 	}
 }
 
-// CacheOptions are the manager's cache options that this controller
-// needs: the cache holds only the pods that carry the operator's
-// managed-by label, which are the pods it creates. Without them, the
-// informer behind the pod watch lists and watches every pod in the cluster
-// and keeps each one in memory, for the few that matter. A pod outside
-// the cache is read from the API server where it matters (see ensurePod).
-func CacheOptions() cache.Options {
-	return cache.Options{ByObject: map[client.Object]cache.ByObject{
-		&corev1.Pod{}: {Label: labels.SelectorFromSet(labels.Set{LabelManagedBy: ManagedBy})},
-	}}
+// DefaultMaxConcurrentReconciles is how many Redis objects the operator
+// reconciles at once unless its options say otherwise
+// (--max-concurrent-reconciles). One Redis is never reconciled twice at
+// once: the workqueue hands a key to one worker at a time.
+const DefaultMaxConcurrentReconciles = 4
+
+// NewManager returns a manager that runs this reconciler, made with the
+// operator's options (metrics, probes, leader election, the namespaces to
+// watch) and two of its own: the cache holds only the operator's pods
+// (podCache), and DefaultMaxConcurrentReconciles workers reconcile Redis
+// objects unless opts sets how many. The operator's main calls it, and it
+// is the only call it makes into this package: the manager's cache is made
+// with the manager, so options the reconciler needs there belong here.
+func NewManager(cfg *rest.Config, opts ctrl.Options) (ctrl.Manager, error) {
+	opts.Cache.ByObject = podCache()
+	if opts.Controller.MaxConcurrentReconciles == 0 {
+		opts.Controller.MaxConcurrentReconciles = DefaultMaxConcurrentReconciles
+	}
+	mgr, err := ctrl.NewManager(cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	return mgr, NewRedisReconciler(mgr).SetupWithManager(mgr)
 }
 
-// SetupWithManager registers the reconciler with the manager, with up to
-// maxConcurrentReconciles Redis objects reconciled at once (one Redis is
-// never reconciled twice at once: the workqueue hands a key to one worker
-// at a time). It reconciles a Redis whenever the Redis changes (its own
-// status writes included, see updateStatus), and whenever a pod it
-// controls is created, deleted, or changes in a way its status shows. A
-// pod's delete puts its Redis ahead of the others waiting (see
-// rebuildFirst).
-func (r *RedisReconciler) SetupWithManager(mgr ctrl.Manager, maxConcurrentReconciles int) error {
+// podCache is the manager's cache option for pods: the cache holds only
+// the pods that carry the operator's managed-by label, which are the pods
+// it creates. Without it, the informer behind the pod watch lists and
+// watches every pod in the cluster and keeps each one in memory, for the
+// few that matter. A pod outside the cache is read from the API server
+// where it matters (see ensurePod).
+func podCache() map[client.Object]cache.ByObject {
+	return map[client.Object]cache.ByObject{
+		&corev1.Pod{}: {Label: labels.SelectorFromSet(labels.Set{LabelManagedBy: ManagedBy})},
+	}
+}
+
+// SetupWithManager registers the reconciler with the manager, whose
+// options say how many Redis objects are reconciled at once. It reconciles
+// a Redis whenever the Redis changes (its own status writes included, see
+// updateStatus), and whenever a pod it controls is created, deleted, or
+// changes in a way its status shows. A pod's delete puts its Redis ahead
+// of the others waiting (see rebuildFirst).
+func (r *RedisReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&myappv1.Redis{}).
 		Watches(&corev1.Pod{}, podHandler(mgr.GetScheme(), mgr.GetRESTMapper()), builder.WithPredicates(PodStatusChanged())).
-		WithOptions(controller.Options{MaxConcurrentReconciles: maxConcurrentReconciles}).
 		Named("redis").
 		Complete(r)
 }

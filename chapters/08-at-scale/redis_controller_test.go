@@ -186,24 +186,21 @@ func TestPodStatusChanged(t *testing.T) {
 	}
 }
 
-// TestCacheOptions: the cache holds the pods that the reconciler creates,
-// and no other pod; it filters no other kind of object.
-func TestCacheOptions(t *testing.T) {
-	opts := CacheOptions()
+// TestPodCache: the cache holds the pods that the reconciler creates, and
+// no other pod; it filters no other kind of object.
+func TestPodCache(t *testing.T) {
+	byObject := podCache()
 
 	var selector labels.Selector
-	for obj, byObject := range opts.ByObject {
+	for obj, o := range byObject {
 		if _, isPod := obj.(*corev1.Pod); !isPod {
-			t.Errorf("ByObject has an entry for %T, want one for pods only", obj)
+			t.Errorf("podCache has an entry for %T, want one for pods only", obj)
 			continue
 		}
-		selector = byObject.Label
+		selector = o.Label
 	}
 	if selector == nil {
-		t.Fatalf("ByObject = %v, want a label selector for pods", opts.ByObject)
-	}
-	if opts.DefaultLabelSelector != nil {
-		t.Errorf("DefaultLabelSelector = %v, want none: it would filter the Redis objects too", opts.DefaultLabelSelector)
+		t.Fatalf("podCache() = %v, want a label selector for pods", byObject)
 	}
 
 	tests := []struct {

@@ -16,7 +16,10 @@ import (
 
 // OperatorOptions is how to run bin/operator.
 type OperatorOptions struct {
-	Binary     string
+	Binary string
+	// Chapter is the course's chapter to run, passed in the environment
+	// (OPERATOR_CHAPTER): a chapter's own project, which runs that chapter
+	// alone, ignores it.
 	Chapter    int
 	Kubeconfig string
 	// LogPath is the file its output is appended to; its directory is
@@ -64,13 +67,15 @@ func StartOperator(ctx context.Context, o OperatorOptions) (*Operator, error) {
 		return nil, err
 	}
 	args := append([]string{
-		"--chapter", strconv.Itoa(o.Chapter),
 		"--kubeconfig", o.Kubeconfig,
 		"--metrics-bind-address", addrs[0],
 		"--health-probe-bind-address", addrs[1],
 	}, o.Args...)
-	fmt.Fprintf(logf, "==== %s starting bin/operator %s\n", time.Now().Format(time.RFC3339), strings.Join(args, " "))
-	p, err := Start(exec.Command(o.Binary, args...), logf)
+	env := "OPERATOR_CHAPTER=" + strconv.Itoa(o.Chapter)
+	fmt.Fprintf(logf, "==== %s starting %s bin/operator %s\n", time.Now().Format(time.RFC3339), env, strings.Join(args, " "))
+	cmd := exec.Command(o.Binary, args...)
+	cmd.Env = append(os.Environ(), env)
+	p, err := Start(cmd, logf)
 	if err != nil {
 		return nil, err
 	}

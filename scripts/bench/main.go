@@ -24,6 +24,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"example.com/redis-operator/internal/controller"
 )
 
 const usage = `Usage: bench [flags]
@@ -120,11 +122,7 @@ func run() error {
 		return fmt.Errorf("--samples must be at least 1, --steady and --churn-interval positive, and --warmup, --objects, --api-objects and --unrelated-pods not negative")
 	}
 	if c.newChapter == 0 {
-		n, err := latestChapter(c.operatorBin)
-		if err != nil {
-			return err
-		}
-		c.newChapter = n
+		c.newChapter = controller.Latest().Number
 	}
 	if err := c.checkChapters(); err != nil {
 		return err

@@ -7,11 +7,9 @@ import (
 	"math"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
-	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -273,20 +271,3 @@ func httpGet(ctx context.Context, url string) error {
 }
 
 var httpClient = &http.Client{Timeout: 30 * time.Second}
-
-// latestChapter asks the operator binary for its chapters.
-func latestChapter(bin string) (int, error) {
-	out, _ := exec.Command(bin, "--help").CombinedOutput()
-	latest := 0
-	for _, line := range strings.Split(string(out), "\n") {
-		var n int
-		var slug string
-		if _, err := fmt.Sscanf(line, "  %d  %s", &n, &slug); err == nil && n > latest {
-			latest = n
-		}
-	}
-	if latest == 0 {
-		return 0, fmt.Errorf("%s --help lists no chapters; build it with `make build`", bin)
-	}
-	return latest, nil
-}

@@ -37,14 +37,15 @@ func writeFile(t *testing.T, dir, p, content string, mode os.FileMode) {
 }
 
 // newCourse makes a course repository with two small chapters and their
-// suites, around the real files that the rules transform: operator/main.go,
-// tests/framework, the Makefile, go.mod and .golangci.yml.
+// suites, around the real files that the rules copy or transform:
+// cmd/main.go, the course's internal/controller, tests/framework, the
+// Makefile, go.mod and .golangci.yml.
 func newCourse(t *testing.T) string {
 	t.Helper()
 	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	dir := t.TempDir()
-	real := []string{"operator/main.go", "operator/chapters.go", "Makefile", "go.mod", ".golangci.yml"}
+	real := []string{"cmd/main.go", "internal/controller/controller.go", "Makefile", "go.mod", ".golangci.yml"}
 	framework, _ := filepath.Glob(filepath.Join("..", "..", "tests", "framework", "*.go"))
 	for _, f := range framework {
 		real = append(real, "tests/framework/"+filepath.Base(f))
@@ -56,14 +57,7 @@ func newCourse(t *testing.T) string {
 		n := string(rune('0' + c.number))
 		writeFile(t, dir, c.dir()+"/doc.go", "// Package controller is the Redis operator as of chapter "+n+
 			", \""+c.slug+"\": it does\n// thing "+n+".\n//\n// More.\npackage controller\n", 0o644)
-		// Chapter 1 is wired as chapters 1 to 7 are, chapter 2 as chapter 8
-		// is, with a cache and the concurrency.
-		setup := "func (r *RedisReconciler) SetupWithManager(mgr ctrl.Manager) error { return nil }\n"
-		if c.number == 2 {
-			setup = "func (r *RedisReconciler) SetupWithManager(mgr ctrl.Manager, n int) error { return nil }\n\n" +
-				"func CacheOptions() cache.Options { return cache.Options{} }\n"
-		}
-		writeFile(t, dir, c.dir()+"/redis_controller.go", "package controller\n\n// N is the chapter.\nconst N = "+n+"\n\n"+setup, 0o644)
+		writeFile(t, dir, c.dir()+"/redis_controller.go", "package controller\n\n// N is the chapter.\nconst N = "+n+"\n", 0o644)
 		writeFile(t, dir, c.dir()+"/role.yaml", "rules: "+n+"\n", 0o644)
 		writeFile(t, dir, c.dir()+"/README.md", "# Chapter "+n+": "+c.slug+"\n\n[Chapter 1](../01-one/README.md), [code](redis_controller.go).\n", 0o644)
 		suite := "tests/chapter0" + n
@@ -126,17 +120,18 @@ func TestMakeBranches(t *testing.T) {
 			t.Errorf("chapter/02-two lacks %s:\n%s", want, tree)
 		}
 	}
-	for _, gone := range []string{"chapters/", "tests/", "operator/", "scripts/prove", "untracked.txt"} {
+	for _, gone := range []string{"chapters/", "tests/", "internal/controller/controller.go", "scripts/prove", "untracked.txt"} {
 		if strings.Contains(tree, gone) {
 			t.Errorf("chapter/02-two has %s:\n%s", gone, tree)
 		}
 	}
-	for branch, want := range map[string]string{
-		one: "if err := controller.NewRedisReconciler(mgr).SetupWithManager(mgr); err != nil {",
-		two: "mgrOptions.Cache = controller.CacheOptions()",
-	} {
-		if main := git(t, dir, "show", branch+":cmd/main.go"); !strings.Contains(main, want) {
-			t.Errorf("cmd/main.go lacks %q:\n%s", want, main)
+	// cmd/main.go is the course's; the Makefile knows its chapter.
+	if a, b := git(t, dir, "rev-parse", "HEAD:cmd/main.go"), git(t, dir, "rev-parse", two+":cmd/main.go"); a != b {
+		t.Error("cmd/main.go differs from the course's")
+	}
+	for branch, want := range map[string]string{one: "\nCHAPTER := 1\n", two: "\nCHAPTER := 2\n"} {
+		if mk := git(t, dir, "show", branch+":Makefile"); !strings.Contains(mk, want) {
+			t.Errorf("%s's Makefile lacks %q", branch, want)
 		}
 	}
 	if got := git(t, dir, "show", two+":config/rbac/role.yaml"); got != "rules: 2" {
@@ -157,7 +152,7 @@ func TestMakeBranches(t *testing.T) {
 		t.Errorf("the script lost its mode: %s", got)
 	}
 	// A file that is the same in every chapter is the same blob.
-	for _, p := range []string{"Makefile", "test/e2e/framework/operator.go", ".golangci.yml"} {
+	for _, p := range []string{"cmd/main.go", "test/e2e/framework/operator.go", ".golangci.yml"} {
 		if a, b := git(t, dir, "rev-parse", one+":"+p), git(t, dir, "rev-parse", two+":"+p); a != b {
 			t.Errorf("%s differs between the branches", p)
 		}

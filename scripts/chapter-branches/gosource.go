@@ -55,26 +55,6 @@ func span(fset *token.FileSet, n ast.Node) (int, int) {
 	return fset.Position(start).Offset, fset.Position(n.End()).Offset
 }
 
-// lines widens [start, end) to whole lines when nothing but blanks shares
-// them, so that deleting a statement leaves no empty line behind.
-func lines(src []byte, start, end int) (int, int) {
-	s := start
-	for s > 0 && (src[s-1] == ' ' || src[s-1] == '\t') {
-		s--
-	}
-	e := end
-	for e < len(src) && (src[e] == ' ' || src[e] == '\t') {
-		e++
-	}
-	if (s == 0 || src[s-1] == '\n') && (e == len(src) || src[e] == '\n') {
-		if e < len(src) {
-			e++
-		}
-		return s, e
-	}
-	return start, end
-}
-
 // renamePackage renames the package of a Go file to name (name_test for
 // an external test package), and "Package old" at the start of its doc
 // comment with it.
@@ -131,34 +111,4 @@ func rewriteImports(src []byte, newPath func(string) (string, error)) ([]byte, e
 		return src, nil
 	}
 	return splice(src, edits)
-}
-
-// addImport adds the import of p after the last import of the module's
-// own packages (the group goimports keeps apart), or in a group of its
-// own.
-func addImport(src []byte, p, module string) ([]byte, error) {
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "", src, parser.ImportsOnly|parser.ParseComments)
-	if err != nil {
-		return nil, err
-	}
-	var last *ast.ImportSpec
-	for _, imp := range f.Imports {
-		if strings.HasPrefix(imp.Path.Value, `"`+module+"/") {
-			last = imp
-		}
-	}
-	if last != nil {
-		_, end := span(fset, last)
-		return splice(src, []edit{{end, end, "\n\t" + strconv.Quote(p)}})
-	}
-	if len(f.Decls) == 0 {
-		return nil, fmt.Errorf("no import declaration to add %s to", p)
-	}
-	d, ok := f.Decls[len(f.Decls)-1].(*ast.GenDecl)
-	if !ok || d.Tok != token.IMPORT || !d.Rparen.IsValid() {
-		return nil, fmt.Errorf("no import ( ... ) block to add %s to", p)
-	}
-	at := fset.Position(d.Rparen).Offset
-	return splice(src, []edit{{at, at, "\n\t" + strconv.Quote(p) + "\n"}})
 }

@@ -12,10 +12,10 @@ import (
 // kubebuilder's layout. pathRules says where each file of the course goes;
 // the first rule whose from is the file or one of its directories wins,
 // and a file no rule names is not in the branch (the other chapters, the
-// course's operator with every chapter, scripts/prove, .ci, the course
-// README). Kept files are copied byte for byte unless transform changes
-// them, so that a file that is the same in every chapter is the same blob
-// in every branch.
+// course's internal/controller that runs any of them, scripts/prove, .ci,
+// the course README). Kept files are copied byte for byte unless transform
+// changes them, so that a file that is the same in every chapter is the
+// same blob in every branch: cmd/main.go is one of them.
 func pathRules(c chapter) []struct{ from, to string } {
 	const drop = ""
 	return []struct{ from, to string }{
@@ -25,11 +25,11 @@ func pathRules(c chapter) []struct{ from, to string } {
 		{c.dir(), "internal/controller"},
 		{fmt.Sprintf("tests/chapter%02d", c.number), "test/e2e"},
 		{"tests/framework", "test/e2e/framework"},
-		{"operator/main.go", "cmd/main.go"},
+		{"cmd", "cmd"},
 		{"config/rbac/role.yaml", drop}, // the chapter's role replaces it
 		{"api", "api"},
 		{"config", "config"},
-		{"internal/controller", drop}, // the chapter's package goes there
+		{"internal/controller", drop}, // the course's; the chapter's package goes there
 		{"internal", "internal"},
 		{".gitignore", ".gitignore"},
 		{".golangci.yml", ".golangci.yml"},
@@ -124,8 +124,7 @@ func sharedFiles(s *source) (*shared, error) {
 // branchFiles builds the tree of chapter c's branch.
 func branchFiles(s *source, sh *shared, c chapter) (map[string]output, error) {
 	out := map[string]output{}
-	from := map[string]string{} // branch path: course path
-	fw := frameworkRewrites{}
+	from := map[string]string{}  // branch path: course path
 	imports := map[string]bool{} // of all the branch's Go files, for go.mod
 	var readmes []string
 	for _, p := range slices.Sorted(maps.Keys(s.files)) {
@@ -150,7 +149,7 @@ func branchFiles(s *source, sh *shared, c chapter) (map[string]output, error) {
 		if err != nil {
 			return nil, err
 		}
-		changed, err := transform(bp, data, s, c, &fw)
+		changed, err := transform(bp, data, s, c)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p, err)
 		}
@@ -164,9 +163,6 @@ func branchFiles(s *source, sh *shared, c chapter) (map[string]output, error) {
 			}
 		}
 	}
-	if err := fw.check(); err != nil {
-		return nil, err
-	}
 	tidy, err := tidyRequires(sh.gomod, imports)
 	if err != nil {
 		return nil, err
@@ -177,7 +173,7 @@ func branchFiles(s *source, sh *shared, c chapter) (map[string]output, error) {
 	if sh.gosum != nil {
 		out["go.sum"] = output{mode: s.files["go.sum"].mode, data: sh.gosum}
 	}
-	out["Makefile"] = output{mode: "100644", data: sh.makefile}
+	out["Makefile"] = output{mode: "100644", data: chapterMakefile(sh.makefile, c)}
 	for _, p := range readmes { // so that each README may link to the other
 		bp, _ := branchPath(p, c)
 		out[bp] = output{}
@@ -199,8 +195,11 @@ func branchFiles(s *source, sh *shared, c chapter) (map[string]output, error) {
 }
 
 // transform returns the branch's version of a Go file (or of
-// .golangci.yml) at branch path bp, or nil when it is the course's as is.
-func transform(bp string, data []byte, s *source, c chapter, fw *frameworkRewrites) ([]byte, error) {
+// .golangci.yml) at branch path bp, or nil when it is the course's as is:
+// imports follow pathRules, the chapter's package is named controller and
+// the suite's e2e, and the framework's messages name the branch's make
+// target for the suite.
+func transform(bp string, data []byte, s *source, c chapter) ([]byte, error) {
 	orig := data
 	if bp == ".golangci.yml" {
 		data = golangciConfig(data)
@@ -210,18 +209,13 @@ func transform(bp string, data []byte, s *source, c chapter, fw *frameworkRewrit
 	if data, err = rewriteImports(data, func(imp string) (string, error) { return importPath(imp, s.module, c) }); err != nil {
 		return nil, err
 	}
-	switch dir := path.Dir(bp); {
-	case bp == "cmd/main.go":
-		var w wiring
-		if w, err = chapterWiring(s, c); err == nil {
-			data, err = operatorMain(data, s.module, c, w)
-		}
-	case dir == "internal/controller":
+	switch path.Dir(bp) {
+	case "internal/controller":
 		data, err = renamePackage(data, "controller")
-	case dir == "test/e2e":
+	case "test/e2e":
 		data, err = renamePackage(data, "e2e")
-	case dir == "test/e2e/framework":
-		data, err = fw.apply(data)
+	case "test/e2e/framework":
+		data = []byte(strings.ReplaceAll(string(data), "make test-chapter N", "make test-e2e"))
 	}
 	if err != nil {
 		return nil, err
@@ -237,9 +231,12 @@ func changedOrNil(data, orig []byte) []byte {
 }
 
 // importPath is where a package of the course is in chapter c's branch.
+// The course's internal/controller, which runs the chapter that
+// $OPERATOR_CHAPTER names, is the chapter's package there: both have the
+// NewManager that cmd/main.go calls.
 func importPath(imp, module string, c chapter) (string, error) {
 	rel, ok := strings.CutPrefix(imp, module+"/")
-	if !ok {
+	if !ok || rel == "internal/controller" {
 		return imp, nil
 	}
 	bp, ok := branchPath(rel, c)

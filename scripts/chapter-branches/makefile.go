@@ -3,19 +3,23 @@ package main
 import (
 	_ "embed"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
 // branchMakefileTemplate is every branch's Makefile, but for the pinned
 // versions, which are the course Makefile's own lines (its section from
 // "# ---- pinned versions" to the next "# ----" line), so that a branch
-// builds and tests with exactly the tools the course pins. It depends on
-// no chapter, so it is the same file in every branch.
+// builds and tests with exactly the tools the course pins, and for the
+// chapter's number (chapterMarker), which `make run N` checks.
 //
 //go:embed Makefile.branch
 var branchMakefileTemplate string
 
-const pinnedMarker = "# @pinned-versions@\n"
+const (
+	pinnedMarker  = "# @pinned-versions@\n"
+	chapterMarker = "@chapter@"
+)
 
 // branchMakefile returns the Makefile of a branch made from s.
 func branchMakefile(s *source) ([]byte, error) {
@@ -27,8 +31,8 @@ func branchMakefile(s *source) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if strings.Count(branchMakefileTemplate, pinnedMarker) != 1 {
-		return nil, fmt.Errorf("scripts/chapter-branches/Makefile.branch must hold the line %q once", strings.TrimSpace(pinnedMarker))
+	if strings.Count(branchMakefileTemplate, pinnedMarker) != 1 || strings.Count(branchMakefileTemplate, chapterMarker) != 1 {
+		return nil, fmt.Errorf("scripts/chapter-branches/Makefile.branch must hold the line %q once and %q once", strings.TrimSpace(pinnedMarker), chapterMarker)
 	}
 	return []byte(strings.Replace(branchMakefileTemplate, pinnedMarker, pinned, 1)), nil
 }
@@ -47,4 +51,9 @@ func pinnedVersions(makefile string) (string, error) {
 		return "", fmt.Errorf("the Makefile's %q section has no end (a line starting with # ----)", start)
 	}
 	return strings.TrimRight(section[:len(start)+end], "\n") + "\n", nil
+}
+
+// chapterMakefile is the Makefile of chapter c's branch.
+func chapterMakefile(makefile []byte, c chapter) []byte {
+	return []byte(strings.Replace(string(makefile), chapterMarker, strconv.Itoa(c.number), 1))
 }

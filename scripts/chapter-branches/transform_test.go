@@ -1,8 +1,6 @@
 package main
 
 import (
-	"go/parser"
-	"go/token"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,6 +42,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 
 	myappv1 "example.com/redis-operator/api/v1"
+	"example.com/redis-operator/internal/controller"
 	"example.com/redis-operator/tests/framework"
 )
 `
@@ -73,7 +72,7 @@ func TestBranchPath(t *testing.T) {
 		"tests/chapter03/chapter03_test.go":                "test/e2e/e2e_test.go",
 		"tests/chapter03/suite_test.go":                    "test/e2e/e2e_suite_test.go",
 		"tests/framework/operator.go":                      "test/e2e/framework/operator.go",
-		"operator/main.go":                                 "cmd/main.go",
+		"cmd/main.go":                                      "cmd/main.go",
 		"api/v1/redis_types.go":                            "api/v1/redis_types.go",
 		"internal/cluster/provider.go":                     "internal/cluster/provider.go",
 		"scripts/kind-node-image/build.sh":                 "scripts/kind-node-image/build.sh",
@@ -83,7 +82,7 @@ func TestBranchPath(t *testing.T) {
 		"chapters/02-finalizer-tracking/redis_controller.go": "",
 		"tests/chapter02/chapter02_test.go":                  "",
 		"config/rbac/role.yaml":                              "",
-		"operator/chapters.go":                               "",
+		"internal/controller/controller.go":                  "",
 		"scripts/prove/main.go":                              "",
 		"scripts/chapter-branches/main.go":                   "",
 		".ci/run":                                            "",
@@ -108,120 +107,39 @@ func readCourse(t *testing.T, p string) []byte {
 	return data
 }
 
-// TestOperatorMain runs the rules on the course's operator/main.go: when
-// that file changes shape, this test says which rule no longer applies.
-func TestOperatorMain(t *testing.T) {
-	got, err := operatorMain(readCourse(t, "operator/main.go"), module, ch3, wiring{})
-	if err != nil {
-		t.Fatal(err)
+// TestTransform: cmd/main.go is the course's, byte for byte, since the
+// course's internal/controller and the chapter's package both offer
+// NewManager; the chapter's package is named controller and the suite e2e;
+// the framework's messages name make test-e2e.
+func TestTransform(t *testing.T) {
+	main := readCourse(t, "cmd/main.go")
+	if got, err := transform("cmd/main.go", main, &source{module: module}, ch3); err != nil || got != nil {
+		t.Errorf("transform(cmd/main.go) = %d bytes, %v; want the course's file as it is", len(got), err)
 	}
-	f, err := parser.ParseFile(token.NewFileSet(), "cmd/main.go", got, parser.ParseComments)
-	if err != nil {
-		t.Fatal(err)
+	if !strings.Contains(string(main), "controller.NewManager(cfg, ") {
+		t.Error("cmd/main.go does not call controller.NewManager, which every chapter's package offers")
 	}
-	for _, want := range []string{
-		"\t\"example.com/redis-operator/internal/controller\"\n",
-		"chapterNumber = 3\n",
-		`chapterSlug   = "owner-references"`,
-		"if err := controller.NewRedisReconciler(mgr).SetupWithManager(mgr); err != nil {",
-		"if err := checkChapter(chapter); err != nil {",
-		`flag.IntVar(&chapter, "chapter", chapterNumber,`,
-		"func checkChapter(n int) error {",
-	} {
-		if !strings.Contains(string(got), want) {
-			t.Errorf("cmd/main.go lacks %q", want)
-		}
+
+	got, err := transform("internal/controller/redis_controller.go", []byte("package controller\n"), &source{module: module}, ch3)
+	if err != nil || got != nil {
+		t.Errorf("transform of the chapter's package = %q, %v; want it as it is", got, err)
 	}
-	for _, name := range append(registryNames, "findChapter(", "ch.", "maxConcurrentReconciles", "CacheOptions") {
-		if strings.Contains(string(got), name) {
-			t.Errorf("cmd/main.go still mentions %q", name)
-		}
+	got, err = transform("test/e2e/e2e_test.go", []byte("package chapter03_test\n"), &source{module: module}, ch3)
+	if err != nil || string(got) != "package e2e_test\n" {
+		t.Errorf("transform of the suite = %q, %v; want package e2e_test", got, err)
 	}
-	if f.Doc == nil || !strings.Contains(f.Doc.Text(), "generates this file from the course's operator/main.go") {
-		t.Errorf("cmd/main.go's package comment is %q", f.Doc.Text())
+	got, err = transform("test/e2e/framework/kubectl.go", []byte("package framework\n\n// run `make test-chapter N`\n"), &source{module: module}, ch3)
+	if err != nil || string(got) != "package framework\n\n// run `make test-e2e`\n" {
+		t.Errorf("transform of the framework = %q, %v; want make test-e2e", got, err)
 	}
 }
 
-// TestOperatorMainWiresTheCacheAndConcurrency: a chapter whose package has
-// CacheOptions and whose SetupWithManager takes the concurrency gets both
-// in cmd/main.go, and the flag is checked without the registry.
-func TestOperatorMainWiresTheCacheAndConcurrency(t *testing.T) {
-	got, err := operatorMain(readCourse(t, "operator/main.go"), module, chapter{number: 8, slug: "at-scale"}, wiring{cache: true, concurrent: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{
-		`maxConcurrentReconciles := flag.Int("max-concurrent-reconciles", `,
-		"if *maxConcurrentReconciles < 1 {",
-		"mgrOptions.Cache = controller.CacheOptions()\n",
-		"if err := controller.NewRedisReconciler(mgr).SetupWithManager(mgr, *maxConcurrentReconciles); err != nil {",
-	} {
-		if !strings.Contains(string(got), want) {
-			t.Errorf("cmd/main.go lacks %q", want)
-		}
-	}
-	for _, name := range append(registryNames, "ch.") {
-		if strings.Contains(string(got), name) {
-			t.Errorf("cmd/main.go still mentions %q", name)
-		}
-	}
-}
-
-func TestOperatorMainNeedsTheSetupCall(t *testing.T) {
-	src := strings.Replace(string(readCourse(t, "operator/main.go")), "ch.setup(mgr, *maxConcurrentReconciles)", "error(nil)", 1)
-	_, err := operatorMain([]byte(src), module, ch3, wiring{})
-	if err == nil || !strings.Contains(err.Error(), `"ch.setup(mgr, n)" matched nothing`) {
-		t.Errorf("error = %v, want one that names the rule", err)
-	}
-}
-
-func TestOperatorMainRefusesAnUnknownUseOfTheRegistry(t *testing.T) {
-	src := string(readCourse(t, "operator/main.go")) + "\nfunc count() int { return len(chapters) }\n"
-	_, err := operatorMain([]byte(src), module, ch3, wiring{})
-	if err == nil || !strings.Contains(err.Error(), "chapters is used where scripts/chapter-branches has no rule for it") {
-		t.Errorf("error = %v, want one that names the unknown use", err)
-	}
-}
-
-// TestFrameworkRewrites runs the rules on the course's tests/framework.
-func TestFrameworkRewrites(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "..", "tests", "framework", "*.go"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no tests/framework: %v", err)
-	}
-	var fw frameworkRewrites
-	var all strings.Builder
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := fw.apply(data)
-		if err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		all.Write(out)
-	}
-	if err := fw.check(); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{`filepath.Join(root, "config", "rbac", "role.yaml")`, `"./cmd"`, "`make test-e2e`"} {
-		if !strings.Contains(all.String(), want) {
-			t.Errorf("the framework lacks %s", want)
-		}
-	}
-	for _, gone := range []string{`"chapters"`, `"./operator"`, "make test-chapter"} {
-		if strings.Contains(all.String(), gone) {
-			t.Errorf("the framework still has %s", gone)
-		}
-	}
-
-	var none frameworkRewrites
-	if _, err := none.apply([]byte("package framework\n")); err != nil {
-		t.Fatal(err)
-	}
-	if err := none.check(); err == nil {
-		t.Error("check passed for a framework without ChapterRole")
+// TestChapterMakefile: the branch's Makefile knows its chapter, for make
+// run N.
+func TestChapterMakefile(t *testing.T) {
+	got := string(chapterMakefile([]byte(branchMakefileTemplate), ch3))
+	if !strings.Contains(got, "\nCHAPTER := 3\n") || strings.Contains(got, chapterMarker) {
+		t.Errorf("the Makefile of chapter 3 does not say CHAPTER := 3:\n%s", got)
 	}
 }
 
@@ -278,7 +196,7 @@ func TestBranchReadme(t *testing.T) {
 	}
 	lesson := "# Chapter 3: owner references\n\nText.\n\n" +
 		"[`redis_controller.go`](redis_controller.go), [`role.yaml`](role.yaml), " +
-		"[`operator/main.go`](../../operator/main.go), [`operator/chapters.go`](../../operator/chapters.go), " +
+		"[`cmd/main.go`](../../cmd/main.go), [`internal/controller`](../../internal/controller/controller.go), " +
 		"[tests/chapter03](../../tests/chapter03), [API](../../api/v1/redis_types.go#L10), " +
 		"[`config/rbac/role.yaml`](../../config/rbac/role.yaml), [the course](../../README.md), " +
 		"[Chapter\n  4](../04-watch-pod-deletes/README.md), [series](https://example.com/x.md), [up](#the-idea), " +
@@ -291,7 +209,7 @@ func TestBranchReadme(t *testing.T) {
 		"[`redis_controller.go`](internal/controller/redis_controller.go)",
 		"[`role.yaml`](config/rbac/role.yaml)",
 		"[`cmd/main.go`](cmd/main.go)",
-		"`operator/chapters.go`, ",
+		"`internal/controller`, ",
 		"[test/e2e](test/e2e)",
 		"[API](api/v1/redis_types.go#L10)",
 		"[`config/rbac/role.yaml`](config/rbac/role.yaml)",

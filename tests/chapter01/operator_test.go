@@ -35,11 +35,6 @@ var _ = Describe("bin/operator", func() {
 		Expect(out).To(Equal("no\n"))
 	})
 
-	It("refuses an unknown chapter", func() {
-		session := run("--chapter", "99")
-		Expect(session.Err).To(gbytes.Say("--chapter must be between 1 and"))
-	})
-
 	It("says so when no API server answers", func() {
 		kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
 		Expect(os.WriteFile(kubeconfig, []byte(`apiVersion: v1

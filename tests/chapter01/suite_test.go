@@ -1,5 +1,5 @@
 // Package chapter01 is the end-to-end suite of chapter 1, create-pods: it
-// runs bin/operator --chapter 1 against a real cluster and checks with
+// runs the chapter 1 operator (bin/operator) against a real cluster and checks with
 // kubectl what the operator does.
 package chapter01
 

@@ -1,5 +1,5 @@
 // Package chapter02 is the end-to-end suite of chapter 2, finalizer-tracking: it
-// runs bin/operator --chapter 2 against a real cluster and checks with
+// runs the chapter 2 operator (bin/operator) against a real cluster and checks with
 // kubectl what the operator does.
 package chapter02
 

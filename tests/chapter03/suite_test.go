@@ -1,5 +1,5 @@
 // Package chapter03 is the end-to-end suite of chapter 3, owner-references: it
-// runs bin/operator --chapter 3 against a real cluster and checks with
+// runs the chapter 3 operator (bin/operator) against a real cluster and checks with
 // kubectl what the operator does.
 package chapter03
 

@@ -1,5 +1,5 @@
 // Package chapter04 is the end-to-end suite of chapter 4, watch-pod-deletes: it
-// runs bin/operator --chapter 4 against a real cluster and checks with
+// runs the chapter 4 operator (bin/operator) against a real cluster and checks with
 // kubectl what the operator does.
 package chapter04
 

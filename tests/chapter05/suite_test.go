@@ -1,5 +1,5 @@
 // Package chapter05 is the end-to-end suite of chapter 5, rebuild-pods: it
-// runs bin/operator --chapter 5 against a real cluster and checks with
+// runs the chapter 5 operator (bin/operator) against a real cluster and checks with
 // kubectl what the operator does.
 package chapter05
 

@@ -1,5 +1,5 @@
 // Package chapter06 is the end-to-end suite of chapter 6, scale-and-status:
-// it runs bin/operator --chapter 6 against a real cluster and checks with
+// it runs the chapter 6 operator (bin/operator) against a real cluster and checks with
 // kubectl what the operator does.
 package chapter06
 

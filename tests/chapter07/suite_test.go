@@ -1,5 +1,5 @@
 // Package chapter07 is the end-to-end suite of chapter 7, idiomatic: it
-// runs bin/operator --chapter 7 against a real cluster and checks with
+// runs the chapter 7 operator (bin/operator) against a real cluster and checks with
 // kubectl what the operator does. The behaviour specs of chapters 5 and 6
 // run here unchanged (the framework's shared spec bodies); the lesson
 // specs check what the refactor changes.

@@ -1,5 +1,5 @@
 // Package chapter08 is the end-to-end suite of chapter 8, at scale: it
-// runs bin/operator --chapter 8 against a real cluster and checks with
+// runs the chapter 8 operator (bin/operator) against a real cluster and checks with
 // kubectl what the operator does. The behaviour specs of chapters 5 to 7
 // run here unchanged (the framework's shared spec bodies); the lesson
 // specs check what changes for a cluster with many Redis objects and pods.

@@ -57,7 +57,8 @@ type Env struct {
 
 // NewSuite registers the BeforeSuite and AfterSuite of chapter n's suite
 // and returns the Env they fill in: the cluster, the CRD installed, and
-// bin/operator --chapter n running under the chapter's own RBAC role.
+// chapter n's operator (bin/operator) running under the chapter's own RBAC
+// role.
 func NewSuite(chapter int) *Env {
 	env := &Env{Chapter: chapter}
 	BeforeSuite(func(ctx SpecContext) { env.setup(ctx) }, NodeTimeout(SetupTimeout))
@@ -125,8 +126,8 @@ func (e *Env) setup(ctx context.Context) {
 	if binary == "" {
 		By("building bin/operator")
 		binary = filepath.Join(root, "bin", "operator")
-		out, err := exec.CommandContext(ctx, "go", "build", "-o", binary, "./operator").CombinedOutput()
-		Expect(err).NotTo(HaveOccurred(), "go build ./operator: %s", out)
+		out, err := exec.CommandContext(ctx, "go", "build", "-o", binary, "./cmd").CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), "go build ./cmd: %s", out)
 	}
 	// OPERATOR_CHAPTER runs this suite against another chapter's operator,
 	// e.g. chapter 5's suite against chapter 4, to watch it fail where the
@@ -152,7 +153,7 @@ func (e *Env) setup(ctx context.Context) {
 		LogPath:    filepath.Join(root, "_output", "logs", fmt.Sprintf("chapter%02d-operator.log", chapter)),
 	}
 	_ = os.Remove(e.Operator.LogPath)
-	By(fmt.Sprintf("starting bin/operator --chapter %d as that ServiceAccount (log: %s)", operatorChapter, e.Operator.LogPath))
+	By(fmt.Sprintf("starting the chapter %d operator as that ServiceAccount (log: %s)", operatorChapter, e.Operator.LogPath))
 	Expect(e.Operator.Start(ctx)).To(Succeed())
 }
 

@@ -2,7 +2,9 @@ package framework
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,8 +42,18 @@ const (
 	operatorRole = "redis-operator"
 )
 
-// ChapterRole is the RBAC role generated from chapter n's markers.
+// ChapterRole is the RBAC role generated from chapter n's markers
+// (`make manifests` writes it): chapters/NN-slug/role.yaml in the course,
+// which holds every chapter, or config/rbac/role.yaml in a project that is
+// one chapter alone (a chapter's branch), which has no chapters/.
 func ChapterRole(root string, n int) (string, error) {
+	if _, err := os.Stat(filepath.Join(root, "chapters")); errors.Is(err, fs.ErrNotExist) {
+		role := filepath.Join(root, "config", "rbac", "role.yaml")
+		if _, err := os.Stat(role); err != nil {
+			return "", fmt.Errorf("no generated role (%w); `make manifests` writes it", err)
+		}
+		return role, nil
+	}
 	matches, _ := filepath.Glob(filepath.Join(root, "chapters", fmt.Sprintf("%02d-*", n), "role.yaml"))
 	if len(matches) != 1 {
 		return "", fmt.Errorf("no generated role for chapter %d (chapters/%02d-*/role.yaml); `make manifests` writes it", n, n)
@@ -123,7 +135,7 @@ func (o *Operator) Start(ctx context.Context) error {
 		return err
 	}
 	o.proc = p
-	GinkgoWriter.Printf("$ bin/operator %s\n", strings.Join(p.Args, " "))
+	GinkgoWriter.Printf("$ OPERATOR_CHAPTER=%d bin/operator %s\n", o.Chapter, strings.Join(p.Args, " "))
 	return nil
 }
 
@@ -133,7 +145,7 @@ func (o *Operator) Running() bool { return o.proc != nil && o.proc.Running() }
 // Stop stops the operator gracefully and waits for it to exit.
 func (o *Operator) Stop() error {
 	if o.proc != nil {
-		GinkgoWriter.Printf("stopping bin/operator --chapter %d\n", o.Chapter)
+		GinkgoWriter.Printf("stopping the chapter %d operator\n", o.Chapter)
 		o.proc.Stop(30 * time.Second)
 	}
 	return nil

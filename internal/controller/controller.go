@@ -1,0 +1,86 @@
+// Package controller is the course's internal/controller: its NewManager
+// runs the reconciler of one chapter, so that one operator binary runs
+// every chapter. The environment variable OPERATOR_CHAPTER names the
+// chapter (`make run N` and the end-to-end suites set it); without it, the
+// latest chapter runs.
+//
+// In a chapter's branch, internal/controller is that chapter's package,
+// which has the same NewManager. So the operator's main is the same file in
+// the course and in every branch, and has nothing to say about chapters.
+package controller
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	ch01 "example.com/redis-operator/chapters/01-create-pods"
+	ch02 "example.com/redis-operator/chapters/02-finalizer-tracking"
+	ch03 "example.com/redis-operator/chapters/03-owner-references"
+	ch04 "example.com/redis-operator/chapters/04-watch-pod-deletes"
+	ch05 "example.com/redis-operator/chapters/05-rebuild-pods"
+	ch06 "example.com/redis-operator/chapters/06-scale-and-status"
+	ch07 "example.com/redis-operator/chapters/07-idiomatic"
+	ch08 "example.com/redis-operator/chapters/08-at-scale"
+)
+
+// Chapter is one chapter of the course and the entry point of its package.
+type Chapter struct {
+	Number     int
+	Slug       string
+	NewManager func(*rest.Config, ctrl.Options) (ctrl.Manager, error)
+}
+
+// Chapters lists every chapter in order.
+var Chapters = []Chapter{
+	{1, "create-pods", ch01.NewManager},
+	{2, "finalizer-tracking", ch02.NewManager},
+	{3, "owner-references", ch03.NewManager},
+	{4, "watch-pod-deletes", ch04.NewManager},
+	{5, "rebuild-pods", ch05.NewManager},
+	{6, "scale-and-status", ch06.NewManager},
+	{7, "idiomatic", ch07.NewManager},
+	{8, "at-scale", ch08.NewManager},
+}
+
+// Latest is the last chapter, which runs unless another is asked for.
+func Latest() Chapter { return Chapters[len(Chapters)-1] }
+
+// EnvChapter is the environment variable that names the chapter to run.
+const EnvChapter = "OPERATOR_CHAPTER"
+
+// find returns the chapter numbered s.
+func find(s string) (Chapter, error) {
+	n, err := strconv.Atoi(s)
+	if err == nil && n >= Chapters[0].Number && n <= Latest().Number {
+		return Chapters[n-Chapters[0].Number], nil
+	}
+	return Chapter{}, fmt.Errorf("the chapter must be a number from %d to %d, got %q", Chapters[0].Number, Latest().Number, s)
+}
+
+// selected returns the chapter that $OPERATOR_CHAPTER names, or the
+// latest.
+func selected() (Chapter, error) {
+	if v := os.Getenv(EnvChapter); v != "" {
+		c, err := find(v)
+		if err != nil {
+			return Chapter{}, fmt.Errorf("%s: %w", EnvChapter, err)
+		}
+		return c, nil
+	}
+	return Latest(), nil
+}
+
+// NewManager returns a manager that runs the selected chapter's reconciler,
+// made with the operator's options and the chapter's own.
+func NewManager(cfg *rest.Config, opts ctrl.Options) (ctrl.Manager, error) {
+	c, err := selected()
+	if err != nil {
+		return nil, err
+	}
+	ctrl.Log.WithName("setup").Info("Running the reconciler of one chapter", "chapter", c.Number, "lesson", c.Slug)
+	return c.NewManager(cfg, opts)
+}
