@@ -194,7 +194,10 @@ func TestVerdicts(t *testing.T) {
 		},
 		// Chapter 7's rebuilds under churn wait behind the converging
 		// objects; the verdict is chapter 8's alone.
-		Churn:    rebuildSet{"chapter 8": samples(steps(150, 20, 5), nil), "chapter 7": samples(steps(150, 20, 300), nil)},
+		Churn: rebuildSet{
+			"chapter 8": samples(steps(150, 220, 5), steps(150, 20, 5)),
+			"chapter 7": samples(steps(150, 220, 300), steps(150, 20, 300)),
+		},
 		Converge: map[string]*converge{"chapter 8": {RunningSeconds: 10}, sts: {RunningSeconds: 20}},
 		API: map[string]*apiCost{"chapter 8": {
 			SteadyState:       &SteadyState{Requests: 2},
@@ -221,7 +224,7 @@ func TestVerdicts(t *testing.T) {
 		"steady state: no write, no reconcile, and no request but the 2 informers' watch renewals (at most 2 in 1m0s)":              true,
 		"namespace deletion: no refused create retried (no reconcile error, so no requeue; at most one refused POST per reconcile)": false, // 12 refused in 11 reconciles
 		"Go heap within 10% with 0 unrelated pods, where chapter 5's grows":                                                         true,
-		"rebuild under churn: p99 under 1 s": true, // 760 ms; chapter 7's 44.4 s does not count
+		"rebuild under churn: controller's share p99 under 1 s":                                                                     true, // 760 ms (960 ms from the delete call); chapter 7's 44.4 s does not count
 	}
 	if !maps.Equal(got, want) {
 		t.Errorf("verdicts:\n got %v\nwant %v", got, want)
@@ -230,17 +233,18 @@ func TestVerdicts(t *testing.T) {
 
 func TestChurnVerdict(t *testing.T) {
 	for _, tc := range []struct {
-		samples  []float64
+		samples  []float64 // the controller's share
+		latency  []float64 // from the delete call
 		measured string
 		ok       bool
 	}{
-		{steps(150, 20, 6), "p99 908.0 ms of 150 samples; one run's sample p99, not tested against chance", true},
-		{steps(150, 20, 7), "p99 1056.0 ms of 150 samples; one run's sample p99, not tested against chance", false},
+		{steps(150, 20, 6), steps(150, 220, 6), "p99 908.0 ms of 150 samples; from the delete call, p99 1108.0 ms; one run's sample p99, not tested against chance", true},
+		{steps(150, 20, 7), steps(150, 220, 7), "p99 1056.0 ms of 150 samples; from the delete call, p99 1256.0 ms; one run's sample p99, not tested against chance", false},
 		// The p99 of 99 samples is their largest, 100 + 98*10 ms.
-		{steps(99, 100, 10), "p99 1080.0 ms of 99 samples (fewer than 100: the p99 is their largest); one run's sample p99, not tested against chance", false},
-		{[]float64{40, 999.9}, "p99 999.9 ms of 2 samples (fewer than 100: the p99 is their largest); one run's sample p99, not tested against chance", true},
+		{steps(99, 100, 10), nil, "p99 1080.0 ms of 99 samples (fewer than 100: the p99 is their largest); one run's sample p99, not tested against chance", false},
+		{[]float64{40, 999.9}, []float64{50, 1200}, "p99 999.9 ms of 2 samples (fewer than 100: the p99 is their largest); from the delete call, p99 1200.0 ms; one run's sample p99, not tested against chance", true},
 	} {
-		if measured, ok := churnVerdict(tc.samples); measured != tc.measured || ok != tc.ok {
+		if measured, ok := churnVerdict(tc.samples, tc.latency); measured != tc.measured || ok != tc.ok {
 			t.Errorf("churnVerdict(%d samples) = %q, %t; want %q, %t", len(tc.samples), measured, ok, tc.measured, tc.ok)
 		}
 	}
@@ -310,7 +314,7 @@ func TestInterruptedReport(t *testing.T) {
 		"FAIL  steady state: no write, no reconcile, and no request but the 2 informers' watch renewals (at most 4 in 10m0s): not measured",
 		"FAIL  namespace deletion: no refused create retried (no reconcile error, so no requeue; at most one refused POST per reconcile): not measured",
 		"FAIL  Go heap within 10% with 0 unrelated pods, where chapter 5's grows: not measured",
-		"PASS  rebuild under churn: p99 under 1 s: p99 31.0 ms of 3 samples (fewer than 100: the p99 is their largest); one run's sample p99, not tested against chance",
+		"PASS  rebuild under churn: controller's share p99 under 1 s: p99 6.0 ms of 3 samples (fewer than 100: the p99 is their largest); from the delete call, p99 31.0 ms; one run's sample p99, not tested against chance",
 		"PASS  10 x 3 pods running in at most half the StatefulSet's time (one run of each, not tested against chance): 10.0 s against 20.0 s",
 		"FAIL  rebuild, graceful, not slower than the StatefulSet beyond chance at p50, p90 or in the slowest 6: p50/p90/p99 700.0/800.0/800.0 ms against 650.0/900.0/900.0 ms (p99 not judged); only 2 rounds: too few to judge (at least 30)",
 	} {
