@@ -2,6 +2,7 @@ package controller
 
 import (
 	"fmt"
+	"net/http"
 	"slices"
 	"testing"
 	"time"
@@ -12,10 +13,15 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 	"sigs.k8s.io/controller-runtime/pkg/event"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	myappv1 "example.com/redis-operator/api/v1"
@@ -331,5 +337,40 @@ func TestAPodsDeleteGoesFirst(t *testing.T) {
 	want := []string{fmt.Sprintf("cache %d", RebuildPriority), "new-a 0", "new-b 0", "new-c 0"}
 	if !slices.Equal(got, want) {
 		t.Errorf("queue order = %q, want %q", got, want)
+	}
+}
+
+// TestNewManager: the manager runs DefaultMaxConcurrentReconciles workers
+// unless the operator's options set a number. Making a manager reaches
+// the API server only through its REST mapper, which the test gives it;
+// nothing listens at the address.
+func TestNewManager(t *testing.T) {
+	cfg := &rest.Config{Host: "https://127.0.0.1:1"}
+	mapper := meta.NewDefaultRESTMapper(nil)
+	mapper.Add(corev1.SchemeGroupVersion.WithKind("Pod"), meta.RESTScopeNamespace)
+	mapper.Add(myappv1.GroupVersion.WithKind("Redis"), meta.RESTScopeNamespace)
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	if err := myappv1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ set, want int }{{0, DefaultMaxConcurrentReconciles}, {1, 1}, {16, 16}} {
+		opts := ctrl.Options{
+			Scheme:                 scheme,
+			Metrics:                metricsserver.Options{BindAddress: "0"},
+			HealthProbeBindAddress: "0",
+			// One test makes several managers, each with a controller named redis.
+			Controller:     config.Controller{MaxConcurrentReconciles: tt.set, SkipNameValidation: ptr.To(true)},
+			MapperProvider: func(*rest.Config, *http.Client) (meta.RESTMapper, error) { return mapper, nil },
+		}
+		mgr, err := NewManager(cfg, opts)
+		if err != nil {
+			t.Fatalf("NewManager with %d workers set: %v", tt.set, err)
+		}
+		if got := mgr.GetControllerOptions().MaxConcurrentReconciles; got != tt.want {
+			t.Errorf("with %d set, the manager runs %d workers, want %d", tt.set, got, tt.want)
+		}
 	}
 }
