@@ -52,26 +52,18 @@ func Latest() Chapter { return Chapters[len(Chapters)-1] }
 // EnvChapter is the environment variable that names the chapter to run.
 const EnvChapter = "OPERATOR_CHAPTER"
 
-// find returns the chapter numbered s.
-func find(s string) (Chapter, error) {
-	n, err := strconv.Atoi(s)
-	if err == nil && n >= Chapters[0].Number && n <= Latest().Number {
-		return Chapters[n-Chapters[0].Number], nil
-	}
-	return Chapter{}, fmt.Errorf("the chapter must be a number from %d to %d, got %q", Chapters[0].Number, Latest().Number, s)
-}
-
 // selected returns the chapter that $OPERATOR_CHAPTER names, or the
 // latest.
 func selected() (Chapter, error) {
-	if v := os.Getenv(EnvChapter); v != "" {
-		c, err := find(v)
-		if err != nil {
-			return Chapter{}, fmt.Errorf("%s: %w", EnvChapter, err)
-		}
-		return c, nil
+	v := os.Getenv(EnvChapter)
+	if v == "" {
+		return Latest(), nil
 	}
-	return Latest(), nil
+	n, err := strconv.Atoi(v)
+	if err != nil || n < Chapters[0].Number || n > Latest().Number {
+		return Chapter{}, fmt.Errorf("%s: the chapter must be a number from %d to %d, got %q", EnvChapter, Chapters[0].Number, Latest().Number, v)
+	}
+	return Chapters[n-Chapters[0].Number], nil
 }
 
 // NewManager returns a manager that runs the selected chapter's reconciler,
