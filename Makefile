@@ -204,7 +204,7 @@ test-chapters: $(GINKGO) build cluster-up ## Run every chapter's end-to-end suit
 	@$(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(GINKGO) $(GINKGO_FLAGS) $(addprefix tests/chapter,$(shell seq -f %02g 1 $(LATEST_CHAPTER)))
 
 .PHONY: bench
-bench: build cluster-up install ## Benchmark chapters 5 and 7 and the latest against a StatefulSet and a ReplicaSet (BENCH_SAMPLES, BENCH_N, BENCH_UNRELATED_PODS, BENCH_FLAGS); table on stdout, samples in _output/bench/.
+bench: build cluster-up install ## Benchmark chapters 5, 7 and 8 against a StatefulSet and a ReplicaSet (BENCH_SAMPLES, BENCH_N, BENCH_UNRELATED_PODS, BENCH_FLAGS); table on stdout, samples in _output/bench/.
 	@go build -o $(BIN)/bench ./scripts/bench
 	@$(with_kubeconfig) $(BIN)/bench --operator $(BIN)/operator --out _output/bench $(BENCH_FLAGS)
 
@@ -228,6 +228,8 @@ test: vet lint verify-manifests unit test-chapters try-it ## The test command: c
 .PHONY: clean
 clean: cluster-down ## Stop the test clusters and remove bin/ and _output/ (the Kubernetes cache stays).
 	rm -rf $(BIN) _output
+
+include scripts/deploy.mk
 
 # ---- helpers ----------------------------------------------------------------
 NO_COLOR ?= $(if $(CI),true,false)

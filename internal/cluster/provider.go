@@ -33,7 +33,15 @@ type Provider interface {
 	// files already, and returns the directory whose *.log files matter
 	// most ("" when the backend has none).
 	CollectLogs(ctx context.Context, dir string) (string, error)
+	// LoadImage puts the image archive at path (`docker save`'s format)
+	// on every node, so that a pod whose pull policy is IfNotPresent runs
+	// it without a registry. ErrNoContainers when the nodes run none.
+	LoadImage(ctx context.Context, path string, out io.Writer) error
 }
+
+// ErrNoContainers is LoadImage's error on the local backend: its hollow
+// kubelets run no containers, so an image has nowhere to go.
+var ErrNoContainers = errors.New("the local backend's nodes are hollow kubelets that run no containers: an image has nowhere to go (CLUSTER=kind runs them)")
 
 // Options configure every backend; New uses the one it needs.
 type Options struct {
@@ -107,6 +115,10 @@ func (p kindProvider) CollectLogs(_ context.Context, dir string) (string, error)
 	return kindcluster.ExportLogs(p.o, dir)
 }
 
+func (p kindProvider) LoadImage(_ context.Context, path string, out io.Writer) error {
+	return kindcluster.LoadImage(p.o, path, out)
+}
+
 type localProvider struct {
 	o   localcluster.Options
 	run []string
@@ -139,6 +151,8 @@ func (p localProvider) CollectLogs(context.Context, string) (string, error) {
 	return p.o.LogDir(), nil
 }
 
+func (localProvider) LoadImage(context.Context, string, io.Writer) error { return ErrNoContainers }
+
 type existingProvider struct{ kubeconfig string }
 
 func (existingProvider) Name() string { return Existing }
@@ -157,3 +171,7 @@ func (p existingProvider) Check(context.Context) error {
 func (p existingProvider) KubeconfigPath() string { return p.kubeconfig }
 
 func (existingProvider) CollectLogs(context.Context, string) (string, error) { return "", nil }
+
+func (existingProvider) LoadImage(context.Context, string, io.Writer) error {
+	return errors.New("CLUSTER=existing: this project cannot reach your cluster's nodes; push the image to a registry they pull from, and set the Deployment's image to it")
+}

@@ -25,6 +25,7 @@ import (
 	ch06 "example.com/redis-operator/chapters/06-scale-and-status"
 	ch07 "example.com/redis-operator/chapters/07-idiomatic"
 	ch08 "example.com/redis-operator/chapters/08-at-scale"
+	ch09 "example.com/redis-operator/chapters/09-in-cluster"
 )
 
 // Chapter is one chapter of the course and the entry point of its package.
@@ -44,6 +45,7 @@ var Chapters = []Chapter{
 	{6, "scale-and-status", ch06.NewManager},
 	{7, "idiomatic", ch07.NewManager},
 	{8, "at-scale", ch08.NewManager},
+	{9, "in-cluster", ch09.NewManager},
 }
 
 // Latest is the last chapter, which runs unless another is asked for.

@@ -72,7 +72,7 @@ func StartOperator(ctx context.Context, o OperatorOptions) (*Operator, error) {
 		"--health-probe-bind-address", addrs[1],
 	}, o.Args...)
 	env := "OPERATOR_CHAPTER=" + strconv.Itoa(o.Chapter)
-	fmt.Fprintf(logf, "==== %s starting %s bin/operator %s\n", time.Now().Format(time.RFC3339), env, strings.Join(args, " "))
+	fmt.Fprintf(logf, "==== %s starting %s bin/%s %s\n", time.Now().Format(time.RFC3339), env, filepath.Base(o.Binary), strings.Join(args, " "))
 	cmd := exec.Command(o.Binary, args...)
 	cmd.Env = append(os.Environ(), env)
 	p, err := Start(cmd, logf)

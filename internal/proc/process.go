@@ -67,3 +67,12 @@ func (p *Process) Stop(grace time.Duration) {
 		<-p.done
 	}
 }
+
+// Kill sends SIGKILL and waits for the process to exit.
+func (p *Process) Kill() {
+	if !p.Running() {
+		return
+	}
+	_ = p.cmd.Process.Kill()
+	<-p.done
+}

@@ -24,7 +24,7 @@ func percentile(samples []float64, q float64) float64 {
 	return s[max(i, 0)]
 }
 
-// The rebuild rule: is the latest chapter slower than the StatefulSet
+// The rebuild rule: is the chapter measured slower than the StatefulSet
 // beyond chance?
 //
 // A round deletes one pod of each target, in a random order, so the i-th
@@ -40,7 +40,7 @@ func percentile(samples []float64, q float64) float64 {
 // that they do not depend on which target a sample came from, and the
 // test stays exact): their p50, their p90, and for the tail the value
 // that their slowest tailRebuilds are above (the tail test fails when the
-// slowest 6 rebuilds of both are all the latest chapter's, p = 1/64).
+// slowest 6 rebuilds of both are all the chapter measured's, p = 1/64).
 // Each test fails at p < 5%/3, so that two equally fast controllers FAIL
 // in at most 5% of runs, the three tests together (Bonferroni);
 // TestRebuildRule measures about 4%.
@@ -54,7 +54,7 @@ func percentile(samples []float64, q float64) float64 {
 // of 600 rounds, and in 13% with a p99 test for the tail (TestRebuildRule).
 // It PASSes in about 4% at 500 rounds, and in most runs at 100 whatever
 // the test: there it puts about 2 samples beyond the reference's slowest,
-// and chance alone makes the slowest 2 of both the latest chapter's 1 run
+// and chance alone makes the slowest 2 of both the chapter measured's 1 run
 // in 4. Hence the default of 600 rounds (main.go).
 
 // tailRebuilds is how many of the slowest rebuilds the tail test looks at:
@@ -134,7 +134,7 @@ const (
 
 // print writes the report as one table, with the ratios to the
 // StatefulSet and the ReplicaSet controllers (below 1 is faster or
-// cheaper), then whether the latest chapter meets its targets.
+// cheaper), then whether the chapter measured meets its targets.
 func (b *bench) print(out io.Writer) {
 	r := b.report
 	m := r.Machine
@@ -261,13 +261,13 @@ func (b *bench) print(out io.Writer) {
 	}
 }
 
-// verdict is one target of the latest chapter and what was measured.
+// verdict is one target of the chapter measured and what was measured.
 type verdict struct {
 	target, measured string
 	ok               bool
 }
 
-// verdicts checks the latest chapter against the targets of the
+// verdicts checks the chapter measured against the targets of the
 // benchmark's issue. A target whose measurement did not run, or did not
 // finish, FAILs as not measured. Memory compares with the first of the
 // old chapters (chapter 5 by default).
@@ -367,7 +367,7 @@ func rebuildVerdict(ours, theirs []float64) (string, bool) {
 
 // churnVerdict judges the rebuilds under churn: a Redis whose pod was
 // deleted while many others converge must not wait behind all of them
-// (the latest chapter's workqueue puts it first). It judges the
+// (the chapter measured's workqueue puts it first). It judges the
 // controller's share, from the old pod's DELETED to the replacement's
 // ADDED, and reports the whole rebuild beside it: before DELETED, the
 // time is the API server's, deleting the pod and delivering the event,

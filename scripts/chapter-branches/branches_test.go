@@ -42,6 +42,14 @@ func writeFile(t *testing.T, dir, p, content string, mode os.FileMode) {
 // Makefile, go.mod and .golangci.yml.
 func newCourse(t *testing.T) string {
 	t.Helper()
+	// The fixture is not a whole module (its framework's imports are
+	// missing): its branches keep the course's go.mod. TestGoModTidy runs
+	// the real go mod tidy.
+	tidy := goModTidy
+	goModTidy = func(files map[string][]byte) (map[string][]byte, error) {
+		return map[string][]byte{"go.mod": files["go.mod"]}, nil
+	}
+	t.Cleanup(func() { goModTidy = tidy })
 	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	dir := t.TempDir()

@@ -1,172 +1,108 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
-	"go/parser"
-	"go/token"
-	"slices"
-	"strconv"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 )
 
-// A branch has the course's go.mod and go.sum: the same versions of
-// everything. Two things can differ, because a branch has fewer packages
-// than the course:
-//   - the "// indirect" marks: go mod tidy marks a module direct when a
-//     package of the module imports it, so a module that only later
-//     chapters import is indirect in the earlier ones. tidyRequires moves
-//     those marks the way go mod tidy does;
-//   - the modules that only the course's own tooling imports (goldmark,
-//     for the README checks in tests/docs) and no file of any branch:
-//     dropModules removes them from go.mod and go.sum, as go mod tidy
-//     would. Each branch's `make test` checks that it is tidy (`make
-//     verify-chapter-branches`), which would catch a dropped module that
-//     another one needs.
+// A branch has fewer packages than the course, and so may need fewer
+// modules: chapter 9's image and metrics filters bring modules that the
+// branches before it do not import, and the course's own tooling
+// (goldmark, for the README checks) brings one that no branch imports. So
+// a branch's go.mod and go.sum are what `go mod tidy` makes of the course's
+// for the branch's Go files alone: the same versions, fewer modules, the
+// "// indirect" marks where the branch's imports put them. Each branch's
+// `make test` checks that they are tidy (`make verify-chapter-branches`).
 
-// importsOf adds the import paths of a Go file to imports.
-func importsOf(src []byte, imports map[string]bool) error {
-	f, err := parser.ParseFile(token.NewFileSet(), "", src, parser.ImportsOnly)
-	if err != nil {
-		return err
+// tidyModule runs `go mod tidy` (goModTidy) on the Go files of out, a
+// branch's tree, with the course's go.mod and go.sum, and puts the result
+// in out.
+func tidyModule(s *source, out map[string]output) error {
+	files := map[string][]byte{}
+	for _, p := range []string{"go.mod", "go.sum"} {
+		if _, ok := s.files[p]; ok {
+			out[p] = output{mode: s.files[p].mode, id: s.files[p].id}
+		}
 	}
-	for _, imp := range f.Imports {
-		p, err := strconv.Unquote(imp.Path.Value)
+	for p, o := range out {
+		if !strings.HasSuffix(p, ".go") && p != "go.mod" && p != "go.sum" {
+			continue
+		}
+		data, err := outputData(s, o)
 		if err != nil {
 			return err
 		}
-		imports[p] = true
+		files[p] = data
+	}
+	tidy, err := goModTidy(files)
+	if err != nil {
+		return err
+	}
+	for _, p := range []string{"go.mod", "go.sum"} {
+		data, ok := tidy[p]
+		if !ok {
+			delete(out, p)
+			continue
+		}
+		if course, ok := s.files[p]; ok {
+			if orig, err := s.read(p); err == nil && bytes.Equal(orig, data) {
+				out[p] = output{mode: course.mode, id: course.id}
+				continue
+			}
+		}
+		out[p] = output{mode: "100644", data: data}
 	}
 	return nil
 }
 
-// require is one requirement of a go.mod.
-type require struct {
-	module, version string
-	indirect        bool
-}
-
-// tidyRequires returns gomod with each requirement marked direct when one
-// of imports is a package of that module (the longest module path that
-// prefixes it), and indirect otherwise: the direct requirements in the
-// first require block, the indirect ones in the second, each sorted, as
-// go mod tidy writes them. It returns gomod unchanged when every mark is
-// right already.
-func tidyRequires(gomod []byte, imports map[string]bool) ([]byte, error) {
-	lines, reqs, blocks, err := parseRequires(gomod)
+// goModTidy writes files (paths: contents) into a scratch directory, runs
+// `go mod tidy` there and returns the go.mod and go.sum it leaves. It never
+// uses the network (GOPROXY=off): the Go module cache holds every module a
+// branch needs, since the course, which needs them all, has been built.
+var goModTidy = func(files map[string][]byte) (map[string][]byte, error) {
+	dir, err := os.MkdirTemp("", "chapter-branch-tidy-")
 	if err != nil {
 		return nil, err
 	}
-	direct := map[string]bool{}
-	for imp := range imports {
-		direct[moduleOf(imp, reqs)] = true
-	}
-	changed := false
-	for i := range reqs {
-		if reqs[i].indirect == direct[reqs[i].module] {
-			reqs[i].indirect = !reqs[i].indirect
-			changed = true
+	defer os.RemoveAll(dir)
+	for p, data := range files {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), data, 0o644); err != nil {
+			return nil, err
 		}
 	}
-	if !changed {
-		return gomod, nil
+	cmd := exec.Command("go", "mod", "tidy")
+	cmd.Dir = dir
+	// The branch's module alone, with the toolchain that runs this, as the
+	// branch's own `make vet` will check it.
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off", "GOTOOLCHAIN=local", "GOPROXY=off")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("go mod tidy: %w: %s (build the course first: its modules must be in the Go module cache)", err, msg)
 	}
-	if len(blocks) != 2 {
-		return nil, fmt.Errorf("go.mod: want two require blocks (direct, then indirect), found %d", len(blocks))
-	}
-	slices.SortStableFunc(reqs, func(a, b require) int { return strings.Compare(a.module, b.module) })
-	var block [2]strings.Builder
-	for _, r := range reqs {
-		if r.indirect {
-			fmt.Fprintf(&block[1], "\t%s %s // indirect\n", r.module, r.version)
-		} else {
-			fmt.Fprintf(&block[0], "\t%s %s\n", r.module, r.version)
-		}
-	}
-	var out strings.Builder
-	out.WriteString(strings.Join(lines[:blocks[0][0]], ""))
-	out.WriteString(block[0].String())
-	out.WriteString(strings.Join(lines[blocks[0][1]:blocks[1][0]], ""))
-	out.WriteString(block[1].String())
-	out.WriteString(strings.Join(lines[blocks[1][1]:], ""))
-	return []byte(out.String()), nil
-}
-
-// moduleOf returns the longest of the required modules that is imp's
-// module, or "" for the standard library and the main module.
-func moduleOf(imp string, reqs []require) string {
-	best := ""
-	for _, r := range reqs {
-		if (imp == r.module || strings.HasPrefix(imp, r.module+"/")) && len(r.module) > len(best) {
-			best = r.module
-		}
-	}
-	return best
-}
-
-// parseRequires splits a go.mod into lines and reads its require blocks:
-// the requirements, and the line range of each block's entries. It
-// accepts what go mod tidy writes, and says so about anything else.
-func parseRequires(gomod []byte) (lines []string, reqs []require, blocks [][2]int, err error) {
-	lines = strings.SplitAfter(string(gomod), "\n")
-	for i := 0; i < len(lines); i++ {
-		l := strings.TrimSpace(lines[i])
-		if strings.HasPrefix(l, "require ") && !strings.HasSuffix(l, "(") {
-			return nil, nil, nil, fmt.Errorf("go.mod: a one-line require (%q) is not supported here; go mod tidy writes blocks", l)
-		}
-		if l != "require (" {
+	tidy := map[string][]byte{}
+	for _, p := range []string{"go.mod", "go.sum"} {
+		data, err := os.ReadFile(filepath.Join(dir, p))
+		if os.IsNotExist(err) {
 			continue
 		}
-		start := i + 1
-		for i++; i < len(lines) && strings.TrimSpace(lines[i]) != ")"; i++ {
-			f := strings.Fields(lines[i])
-			switch {
-			case len(f) == 2:
-				reqs = append(reqs, require{module: f[0], version: f[1]})
-			case len(f) == 4 && f[2] == "//" && f[3] == "indirect":
-				reqs = append(reqs, require{module: f[0], version: f[1], indirect: true})
-			default:
-				return nil, nil, nil, fmt.Errorf("go.mod: unexpected line %q in a require block", strings.TrimSpace(lines[i]))
-			}
+		if err != nil {
+			return nil, err
 		}
-		blocks = append(blocks, [2]int{start, i})
+		tidy[p] = data
 	}
-	return lines, reqs, blocks, nil
+	return tidy, nil
 }
 
-// courseOnlyModules returns the directly required modules of the course
-// that no file of any branch imports (branchImports: the imports of every
-// branch's Go files).
-func courseOnlyModules(gomod []byte, branchImports map[string]bool) (map[string]bool, error) {
-	_, reqs, _, err := parseRequires(gomod)
-	if err != nil {
-		return nil, err
+// outputData is the content of a file of a branch.
+func outputData(s *source, o output) ([]byte, error) {
+	if o.data != nil || o.id == "" {
+		return o.data, nil
 	}
-	used := map[string]bool{}
-	for imp := range branchImports {
-		used[moduleOf(imp, reqs)] = true
-	}
-	only := map[string]bool{}
-	for _, r := range reqs {
-		if !r.indirect && !used[r.module] {
-			only[r.module] = true
-		}
-	}
-	return only, nil
-}
-
-// dropModules removes the modules in drop from a go.mod's require blocks
-// or from a go.sum.
-func dropModules(data []byte, drop map[string]bool, isSum bool) []byte {
-	if len(drop) == 0 {
-		return data
-	}
-	var out strings.Builder
-	for _, line := range strings.SplitAfter(string(data), "\n") {
-		f := strings.Fields(line)
-		if len(f) >= 2 && drop[f[0]] && (isSum || strings.HasPrefix(line, "\t")) {
-			continue
-		}
-		out.WriteString(line)
-	}
-	return []byte(out.String())
+	return s.blobs.read(o.id)
 }

@@ -16,30 +16,49 @@ import (
 // the course README). Kept files are copied byte for byte unless transform
 // changes them, so that a file that is the same in every chapter is the
 // same blob in every branch: cmd/main.go is one of them.
-func pathRules(c chapter) []struct{ from, to string } {
+func pathRules(c chapter) []pathRule {
 	const drop = ""
-	return []struct{ from, to string }{
-		{c.dir() + "/README.md", "README.md"},
-		{c.dir() + "/README.zh-CN.md", "README.zh-CN.md"},
-		{c.dir() + "/role.yaml", "config/rbac/role.yaml"},
-		{c.dir(), "internal/controller"},
-		{fmt.Sprintf("tests/chapter%02d", c.number), "test/e2e"},
-		{"tests/framework", "test/e2e/framework"},
-		{"cmd", "cmd"},
-		{"config/rbac/role.yaml", drop}, // the chapter's role replaces it
-		{"api", "api"},
-		{"config", "config"},
-		{"internal/controller", drop}, // the course's; the chapter's package goes there
-		{"internal", "internal"},
-		{".gitignore", ".gitignore"},
-		{".golangci.yml", ".golangci.yml"},
-		{"go.mod", "go.mod"},
-		{"go.sum", "go.sum"},
-		{"scripts/build-kubernetes.sh", "scripts/build-kubernetes.sh"},
-		{"scripts/cluster", "scripts/cluster"},
-		{"scripts/kind-node-image", "scripts/kind-node-image"},
+	return []pathRule{
+		{from: c.dir() + "/README.md", to: "README.md"},
+		{from: c.dir() + "/README.zh-CN.md", to: "README.zh-CN.md"},
+		{from: c.dir() + "/role.yaml", to: "config/rbac/role.yaml"},
+		{from: c.dir(), to: "internal/controller"},
+		{from: fmt.Sprintf("tests/chapter%02d", c.number), to: "test/e2e"},
+		{from: "tests/framework", to: "test/e2e/framework"},
+		{from: "cmd", to: "cmd"},
+		{from: "config/rbac/role.yaml", to: drop}, // the chapter's role replaces it
+		// What runs the operator in the cluster comes with chapter 9.
+		{from: "config/rbac", to: "config/rbac", since: inClusterChapter},
+		{from: "config/default", to: "config/default", since: inClusterChapter},
+		{from: "config/manager", to: "config/manager", since: inClusterChapter},
+		{from: "internal/image", to: "internal/image", since: inClusterChapter},
+		{from: "scripts/image", to: "scripts/image", since: inClusterChapter},
+		{from: "scripts/deploy.mk", to: "scripts/deploy.mk", since: inClusterChapter},
+		{from: "api", to: "api"},
+		{from: "config", to: "config"},
+		{from: "internal/controller", to: drop}, // the course's; the chapter's package goes there
+		{from: "internal", to: "internal"},
+		{from: ".gitignore", to: ".gitignore"},
+		{from: ".golangci.yml", to: ".golangci.yml"},
+		{from: "go.mod", to: "go.mod"},
+		{from: "go.sum", to: "go.sum"},
+		{from: "scripts/build-kubernetes.sh", to: "scripts/build-kubernetes.sh"},
+		{from: "scripts/cluster", to: "scripts/cluster"},
+		{from: "scripts/kind-node-image", to: "scripts/kind-node-image"},
 	}
 }
+
+// pathRule maps a file or directory of the course (from) to its place in
+// a branch (to; empty: not in the branch), in the branches of chapter
+// since on (0: every branch).
+type pathRule struct {
+	from, to string
+	since    int
+}
+
+// inClusterChapter is the chapter that runs the operator in the cluster:
+// its manifests, image and make deploy are in its branch and those after.
+const inClusterChapter = 9
 
 // branchPath returns where the file or directory p of the course
 // repository is in chapter c's branch, and false if it is not there.
@@ -50,7 +69,7 @@ func branchPath(p string, c chapter) (string, bool) {
 		if !ok || (rest != "" && rest[0] != '/') {
 			continue
 		}
-		if r.to == "" {
+		if r.to == "" || c.number < r.since {
 			return "", false
 		}
 		if r.to == "test/e2e" {
@@ -84,48 +103,24 @@ type output struct {
 }
 
 // shared is what every branch makes the same way from the course, computed
-// once per run: go.mod and go.sum without the modules that only the
-// course's tooling imports, and the Makefile.
+// once per run: the Makefile.
 type shared struct {
-	courseGomod []byte // the course's go.mod, as it is
-	gomod       []byte // without the course-only modules; tidyRequires moves its marks per branch
-	gosum       []byte // without the course-only modules; nil when that is the course's go.sum
-	makefile    []byte
+	makefile []byte
 }
 
 // sharedFiles computes what every branch shares.
 func sharedFiles(s *source) (*shared, error) {
-	gomod, err := s.read("go.mod")
+	makefile, err := branchMakefile(s)
 	if err != nil {
 		return nil, err
 	}
-	allImports, err := everyBranchImports(s)
-	if err != nil {
-		return nil, err
-	}
-	drop, err := courseOnlyModules(gomod, allImports)
-	if err != nil {
-		return nil, err
-	}
-	sh := &shared{courseGomod: gomod, gomod: dropModules(gomod, drop, false)}
-	if _, ok := s.files["go.sum"]; ok && len(drop) > 0 {
-		gosum, err := s.read("go.sum")
-		if err != nil {
-			return nil, err
-		}
-		sh.gosum = dropModules(gosum, drop, true)
-	}
-	if sh.makefile, err = branchMakefile(s); err != nil {
-		return nil, err
-	}
-	return sh, nil
+	return &shared{makefile: makefile}, nil
 }
 
 // branchFiles builds the tree of chapter c's branch.
 func branchFiles(s *source, sh *shared, c chapter) (map[string]output, error) {
 	out := map[string]output{}
-	from := map[string]string{}  // branch path: course path
-	imports := map[string]bool{} // of all the branch's Go files, for go.mod
+	from := map[string]string{} // branch path: course path
 	var readmes []string
 	for _, p := range slices.Sorted(maps.Keys(s.files)) {
 		bp, ok := branchPath(p, c)
@@ -154,24 +149,11 @@ func branchFiles(s *source, sh *shared, c chapter) (map[string]output, error) {
 			return nil, fmt.Errorf("%s: %w", p, err)
 		}
 		if changed != nil {
-			data = changed
-			out[bp] = output{mode: f.mode, data: data}
-		}
-		if strings.HasSuffix(p, ".go") {
-			if err := importsOf(data, imports); err != nil {
-				return nil, fmt.Errorf("%s: %w", bp, err)
-			}
+			out[bp] = output{mode: f.mode, data: changed}
 		}
 	}
-	tidy, err := tidyRequires(sh.gomod, imports)
-	if err != nil {
-		return nil, err
-	}
-	if string(tidy) != string(sh.courseGomod) {
-		out["go.mod"] = output{mode: s.files["go.mod"].mode, data: tidy}
-	}
-	if sh.gosum != nil {
-		out["go.sum"] = output{mode: s.files["go.sum"].mode, data: sh.gosum}
+	if err := tidyModule(s, out); err != nil {
+		return nil, fmt.Errorf("%s: %w", c.branch(), err)
 	}
 	out["Makefile"] = output{mode: "100644", data: chapterMakefile(sh.makefile, c)}
 	for _, p := range readmes { // so that each README may link to the other
@@ -263,33 +245,4 @@ func hasPath(files map[string]output, p string) bool {
 		}
 	}
 	return false
-}
-
-// everyBranchImports returns the imports of the course's Go files that are
-// in the branch of at least one chapter.
-func everyBranchImports(s *source) (map[string]bool, error) {
-	imports := map[string]bool{}
-	for p := range s.files {
-		if !strings.HasSuffix(p, ".go") {
-			continue
-		}
-		inSome := false
-		for _, c := range s.chapters {
-			if _, ok := branchPath(p, c); ok {
-				inSome = true
-				break
-			}
-		}
-		if !inSome {
-			continue
-		}
-		data, err := s.read(p)
-		if err != nil {
-			return nil, err
-		}
-		if err := importsOf(data, imports); err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
-		}
-	}
-	return imports, nil
 }

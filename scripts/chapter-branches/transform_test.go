@@ -143,51 +143,6 @@ func TestChapterMakefile(t *testing.T) {
 	}
 }
 
-func TestTidyRequires(t *testing.T) {
-	gomod := `module example.com/m
-
-go 1.26.0
-
-require (
-	example.com/a v1.0.0
-	example.com/b v1.0.0
-)
-
-require (
-	example.com/a/sub v1.0.0 // indirect
-	example.com/c v1.0.0 // indirect
-)
-`
-	same, err := tidyRequires([]byte(gomod), map[string]bool{"fmt": true, "example.com/a/x": true, "example.com/b": true})
-	if err != nil || string(same) != gomod {
-		t.Errorf("tidyRequires changed a tidy go.mod: %v\n%s", err, same)
-	}
-
-	// b is no longer imported; c and a/sub (a module of its own inside a's
-	// path) now are.
-	got, err := tidyRequires([]byte(gomod), map[string]bool{"example.com/a": true, "example.com/a/sub/p": true, "example.com/c/d": true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `module example.com/m
-
-go 1.26.0
-
-require (
-	example.com/a v1.0.0
-	example.com/a/sub v1.0.0
-	example.com/c v1.0.0
-)
-
-require (
-	example.com/b v1.0.0 // indirect
-)
-`
-	if string(got) != want {
-		t.Errorf("tidyRequires =\n%s\nwant\n%s", got, want)
-	}
-}
-
 func TestBranchReadme(t *testing.T) {
 	s := &source{chapters: []chapter{{1, "create-pods"}, {2, "finalizer-tracking"}, ch3, {4, "watch-pod-deletes"}}}
 	files := map[string]output{
@@ -287,21 +242,23 @@ func TestParseDiff(t *testing.T) {
 	}
 }
 
-func TestCourseOnlyModulesAreDropped(t *testing.T) {
-	gomod := []byte("module example.com/m\n\ngo 1.26\n\nrequire (\n\tgithub.com/yuin/goldmark v1.8.7\n\tk8s.io/utils v0.0.1\n\tsigs.k8s.io/controller-runtime v0.25.2\n)\n\nrequire (\n\tgithub.com/x/y v1.0.0 // indirect\n)\n")
-	branchImports := map[string]bool{"sigs.k8s.io/controller-runtime/pkg/client": true, "k8s.io/utils/ptr": true, "fmt": true}
-	drop, err := courseOnlyModules(gomod, branchImports)
+// TestGoModTidy: a requirement that no file of the module needs goes, as
+// go mod tidy removes it, and nothing needs the network.
+func TestGoModTidy(t *testing.T) {
+	files := map[string][]byte{
+		"go.mod":           []byte("module example.com/m\n\ngo 1.26\n\nrequire example.com/unused v0.0.0\n\nreplace example.com/unused => ./unused\n"),
+		"main.go":          []byte("package main\n\nfunc main() {}\n"),
+		"unused/go.mod":    []byte("module example.com/unused\n\ngo 1.26\n"),
+		"unused/unused.go": []byte("package unused\n"),
+	}
+	got, err := goModTidy(files)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(drop) != 1 || !drop["github.com/yuin/goldmark"] {
-		t.Fatalf("course-only modules: %v, want goldmark alone", drop)
+	if want := "module example.com/m\n\ngo 1.26\n\nreplace example.com/unused => ./unused\n"; string(got["go.mod"]) != want {
+		t.Errorf("go.mod after tidy:\n%s\nwant:\n%s", got["go.mod"], want)
 	}
-	if got := string(dropModules(gomod, drop, false)); strings.Contains(got, "goldmark") || !strings.Contains(got, "k8s.io/utils v0.0.1\n") {
-		t.Errorf("go.mod after the drop:\n%s", got)
-	}
-	gosum := []byte("github.com/yuin/goldmark v1.8.7 h1:x=\ngithub.com/yuin/goldmark v1.8.7/go.mod h1:y=\nk8s.io/utils v0.0.1 h1:z=\n")
-	if got := string(dropModules(gosum, drop, true)); got != "k8s.io/utils v0.0.1 h1:z=\n" {
-		t.Errorf("go.sum after the drop: %q", got)
+	if _, ok := got["go.sum"]; ok {
+		t.Errorf("go.sum after tidy: %q, want none", got["go.sum"])
 	}
 }

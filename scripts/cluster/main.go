@@ -29,11 +29,12 @@ func main() {
 
 func usage(fs *flag.FlagSet) func() {
 	return func() {
-		fmt.Fprintf(fs.Output(), "Usage: %s up|down|status|choose|run [flags]\n\n", os.Args[0])
+		fmt.Fprintf(fs.Output(), "Usage: %s up|down|status|choose|load-image|run [flags]\n\n", os.Args[0])
 		fmt.Fprintln(fs.Output(), "  up      start the cluster (or reuse a running one) and print its KUBECONFIG")
 		fmt.Fprintln(fs.Output(), "  down    stop the cluster (with auto: every backend's cluster that runs)")
 		fmt.Fprintln(fs.Output(), "  status  say whether the cluster is running")
 		fmt.Fprintln(fs.Output(), "  choose  print the backend CLUSTER resolves to, and why (on stderr)")
+		fmt.Fprintln(fs.Output(), "  load-image  put the image archive --archive on every node (kind only)")
 		fmt.Fprintln(fs.Output(), "  run     keep the local cluster in the foreground until interrupted (what up starts)")
 		fmt.Fprintln(fs.Output(), "\nThe kind backend also reads KIND_CLUSTER_NAME, KIND_CLUSTER_DIR, KIND_NODE_IMAGE,")
 		fmt.Fprintln(fs.Output(), "KIND_OFFLINE_NODE_IMAGE and KIND_API_SERVER_PORT.\n\nFlags:")
@@ -43,11 +44,12 @@ func usage(fs *flag.FlagSet) func() {
 
 func run() error {
 	fs := flag.NewFlagSet("cluster", flag.ContinueOnError)
-	var backend, binDir, stateDir, envFile string
+	var backend, binDir, stateDir, envFile, archive string
 	fs.StringVar(&backend, "cluster", os.Getenv("CLUSTER"), "kind, local, existing or auto (default $CLUSTER, else auto)")
 	fs.StringVar(&binDir, "bin-dir", "", "local: directory with etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kubemark")
 	fs.StringVar(&stateDir, "state-dir", "_output/local-cluster", "local: directory for the kubeconfig, pid file and logs")
 	fs.StringVar(&envFile, "env-file", "", "up: also write the export lines to this file; down: remove it")
+	fs.StringVar(&archive, "archive", "", "load-image: the image archive (docker save's format), e.g. _output/image/redis-operator.tar")
 	fs.Usage = usage(fs)
 	if len(os.Args) < 2 {
 		fs.Usage()
@@ -134,6 +136,14 @@ func run() error {
 			errs = append(errs, err)
 		}
 		return errors.Join(errs...)
+	case "load-image":
+		if archive == "" {
+			return errors.New("load-image needs --archive (make docker-build writes one)")
+		}
+		if err := p.Check(ctx); err != nil {
+			return fmt.Errorf("%w (start it with `make cluster-up CLUSTER=%s`)", err, name)
+		}
+		return p.LoadImage(ctx, archive, os.Stderr)
 	case "status":
 		if err := p.Check(ctx); err != nil {
 			return fmt.Errorf("%w (start it with `make cluster-up CLUSTER=%s`)", err, name)

@@ -33,7 +33,9 @@ type Section struct {
 
 // CodeBlock is a fenced code block and the section it is in.
 type CodeBlock struct {
-	Lang    string
+	Lang string
+	// Info is the whole info string after the fence, e.g. "console kind".
+	Info    string
 	Text    string
 	Section int // index into Doc.Sections, -1 before the first heading
 }
@@ -57,7 +59,11 @@ func Parse(src []byte) *Doc {
 				seg := n.Lines().At(i)
 				b.Write(seg.Value(src))
 			}
-			d.Blocks = append(d.Blocks, CodeBlock{Lang: string(n.Language(src)), Text: b.String(), Section: len(d.Sections) - 1})
+			info := ""
+			if n.Info != nil {
+				info = string(n.Info.Segment.Value(src))
+			}
+			d.Blocks = append(d.Blocks, CodeBlock{Lang: string(n.Language(src)), Info: info, Text: b.String(), Section: len(d.Sections) - 1})
 		case *ast.CodeSpan:
 			// A span may break across lines; it renders with a space there.
 			d.Spans = append(d.Spans, strings.Join(strings.Fields(plain(n, src)), " "))

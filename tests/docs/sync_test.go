@@ -77,8 +77,8 @@ func compareTwins(t *testing.T, root, enPath, zhPath string) []string {
 		for i := range en.Blocks {
 			e, z := en.Blocks[i], zh.Blocks[i]
 			switch {
-			case e.Lang != z.Lang:
-				add("code block %d: %s's is %q, %s's is %q", i+1, enPath, e.Lang, zhPath, z.Lang)
+			case e.Info != z.Info:
+				add("code block %d: %s's is %q, %s's is %q", i+1, enPath, e.Info, zhPath, z.Info)
 			case e.Section != z.Section:
 				add("code block %d is in section %d of %s but in section %d of %s", i+1, e.Section+1, enPath, z.Section+1, zhPath)
 			case e.Lang == "mermaid":

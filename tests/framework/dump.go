@@ -17,7 +17,12 @@ import (
 // collected once, when the suite ends (CollectClusterLogs).
 func (e *Env) Dump(ctx context.Context, ns string) {
 	e.failed = true
-	AddReportEntry("operator log (last 150 lines of "+e.Operator.LogPath+")", proc.Tail(e.Operator.LogPath, 150))
+	if e.Operator != nil {
+		AddReportEntry("operator log (last 150 lines of "+e.Operator.LogPath+")", proc.Tail(e.Operator.LogPath, 150))
+	}
+	if e.InCluster != nil {
+		e.InCluster.dump(ctx)
+	}
 	for _, args := range [][]string{
 		{"events", "-n", ns},
 		{"describe", "redis", "-n", ns},

@@ -50,6 +50,9 @@ type Env struct {
 	// admin credentials. What a learner would type stays kubectl.
 	Client   client.Client
 	Operator *Operator
+	// InCluster is the operator deployed in the cluster, in the suites of
+	// chapter 9 on (NewInClusterSuite); Operator is nil then.
+	InCluster *InCluster
 	// failed is set when a spec failed, so that the cluster's logs are
 	// exported once when the suite ends.
 	failed bool
@@ -91,37 +94,9 @@ func LessonStep(text string) {
 }
 
 func (e *Env) setup(ctx context.Context) {
-	timeout := DefaultEventuallyTimeout
-	if v := os.Getenv("E2E_EVENTUALLY_TIMEOUT"); v != "" {
-		var err error
-		timeout, err = time.ParseDuration(v)
-		Expect(err).NotTo(HaveOccurred(), "E2E_EVENTUALLY_TIMEOUT must be a duration such as 30s")
-	}
-	SetDefaultEventuallyTimeout(timeout)
-	SetDefaultEventuallyPollingInterval(PollingInterval)
-	SetDefaultConsistentlyDuration(ConsistentlyWindow)
-	SetDefaultConsistentlyPollingInterval(PollingInterval)
-	// Specs pass their SpecContext to Eventually so that an interrupted run
-	// stops polling; without this, Gomega then ignores the default timeout
-	// and a spec whose condition never comes true waits forever.
-	EnforceDefaultTimeoutsWhenUsingContexts()
-	chapter := e.Chapter
-
-	var err error
-	e.Cluster, err = ClusterFromEnv(ctx)
-	Expect(err).NotTo(HaveOccurred())
-	kubeconfig := e.Cluster.KubeconfigPath()
-	By(fmt.Sprintf("using the %s cluster (%s)", e.Cluster.Name(), kubeconfig))
-	e.Kubectl, err = NewKubectl(kubeconfig)
-	Expect(err).NotTo(HaveOccurred())
-	e.Client, err = NewClient(kubeconfig)
-	Expect(err).NotTo(HaveOccurred())
-
-	By("installing the Redis CRD")
+	e.setupCluster(ctx)
 	root := RepoRoot()
-	e.MustKubectl(ctx, "apply", "--server-side", "--force-conflicts", "-f", filepath.Join(root, "config", "crd", "bases"))
-	e.MustKubectl(ctx, "wait", "--for", "condition=Established", "--timeout=60s", "crd/"+crdName)
-
+	chapter := e.Chapter
 	binary := os.Getenv("OPERATOR_BIN")
 	if binary == "" {
 		By("building bin/operator")
@@ -129,14 +104,7 @@ func (e *Env) setup(ctx context.Context) {
 		out, err := exec.CommandContext(ctx, "go", "build", "-o", binary, "./cmd").CombinedOutput()
 		Expect(err).NotTo(HaveOccurred(), "go build ./cmd: %s", out)
 	}
-	// OPERATOR_CHAPTER runs this suite against another chapter's operator,
-	// e.g. chapter 5's suite against chapter 4, to watch it fail where the
-	// lesson matters; 0 runs none (the CRD alone).
-	operatorChapter := chapter
-	if v := os.Getenv("OPERATOR_CHAPTER"); v != "" {
-		operatorChapter, err = strconv.Atoi(v)
-		Expect(err).NotTo(HaveOccurred(), "OPERATOR_CHAPTER must be a chapter number")
-	}
+	operatorChapter := e.operatorChapter()
 
 	operatorKubeconfig := filepath.Join(root, "_output", "operator", fmt.Sprintf("chapter%02d.kubeconfig", chapter))
 	if operatorChapter != 0 {
@@ -157,10 +125,62 @@ func (e *Env) setup(ctx context.Context) {
 	Expect(e.Operator.Start(ctx)).To(Succeed())
 }
 
+// setupCluster sets the suite's timing, connects to the cluster and
+// installs the CRD.
+func (e *Env) setupCluster(ctx context.Context) {
+	timeout := DefaultEventuallyTimeout
+	if v := os.Getenv("E2E_EVENTUALLY_TIMEOUT"); v != "" {
+		var err error
+		timeout, err = time.ParseDuration(v)
+		Expect(err).NotTo(HaveOccurred(), "E2E_EVENTUALLY_TIMEOUT must be a duration such as 30s")
+	}
+	SetDefaultEventuallyTimeout(timeout)
+	SetDefaultEventuallyPollingInterval(PollingInterval)
+	SetDefaultConsistentlyDuration(ConsistentlyWindow)
+	SetDefaultConsistentlyPollingInterval(PollingInterval)
+	// Specs pass their SpecContext to Eventually so that an interrupted run
+	// stops polling; without this, Gomega then ignores the default timeout
+	// and a spec whose condition never comes true waits forever.
+	EnforceDefaultTimeoutsWhenUsingContexts()
+
+	var err error
+	e.Cluster, err = ClusterFromEnv(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	kubeconfig := e.Cluster.KubeconfigPath()
+	By(fmt.Sprintf("using the %s cluster (%s)", e.Cluster.Name(), kubeconfig))
+	e.Kubectl, err = NewKubectl(kubeconfig)
+	Expect(err).NotTo(HaveOccurred())
+	e.Client, err = NewClient(kubeconfig)
+	Expect(err).NotTo(HaveOccurred())
+
+	By("installing the Redis CRD")
+	e.MustKubectl(ctx, "apply", "--server-side", "--force-conflicts", "-f", filepath.Join(RepoRoot(), "config", "crd", "bases"))
+	e.MustKubectl(ctx, "wait", "--for", "condition=Established", "--timeout=60s", "crd/"+crdName)
+}
+
+// operatorChapter is the chapter whose operator the suite runs: its own,
+// unless OPERATOR_CHAPTER names another, e.g. chapter 5's suite against
+// chapter 4, to watch it fail where the lesson matters; 0 runs none (the
+// CRD alone).
+func (e *Env) operatorChapter() int {
+	GinkgoHelper()
+	v := os.Getenv("OPERATOR_CHAPTER")
+	if v == "" {
+		return e.Chapter
+	}
+	n, err := strconv.Atoi(v)
+	Expect(err).NotTo(HaveOccurred(), "OPERATOR_CHAPTER must be a chapter number")
+	return n
+}
+
 // Teardown waits for the suite's namespaces to be deleted while the
 // operator still runs (a Redis with finalizers needs it), then stops the
 // operator. The cluster stays up for the next suite.
 func (e *Env) Teardown(ctx context.Context) {
+	if e != nil && e.InCluster != nil {
+		e.InCluster.teardown(ctx)
+		return
+	}
 	if e == nil || e.Operator == nil {
 		return
 	}
@@ -200,7 +220,7 @@ func (e *Env) NewNamespace(ctx context.Context) string {
 		}
 		// A Redis keeps its finalizers until a running operator of a
 		// finalizer chapter removes them; make sure one runs.
-		if !e.Operator.Running() {
+		if e.Operator != nil && !e.Operator.Running() {
 			Expect(e.Operator.Start(ctx)).To(Succeed())
 		}
 		// The namespace controller takes a few seconds; the next spec does

@@ -66,9 +66,6 @@ func ChapterRole(root string, n int) (string, error) {
 // to it and nothing else, and writes to path a kubeconfig with a token of
 // that account for the cluster behind the admin kubeconfig.
 func (e *Env) ServiceAccountKubeconfig(ctx context.Context, role, path string) error {
-	if _, err := e.Kubectl.Run(ctx, "apply", "--server-side", "--force-conflicts", "-f", role); err != nil {
-		return err
-	}
 	_, err := e.Apply(ctx, fmt.Sprintf(`apiVersion: v1
 kind: Namespace
 metadata:
@@ -96,11 +93,20 @@ subjects:
 	if err != nil {
 		return err
 	}
-	token, err := e.Kubectl.Run(ctx, "create", "token", OperatorServiceAccount, "-n", OperatorNamespace, "--duration=12h")
+	// After the namespace: from chapter 9 on, role holds a Role there too.
+	if _, err := e.Kubectl.Run(ctx, "apply", "--server-side", "--force-conflicts", "-f", role); err != nil {
+		return err
+	}
+	return e.tokenKubeconfig(ctx, OperatorNamespace, OperatorServiceAccount, path)
+}
+
+// tokenKubeconfig writes to path a kubeconfig with a token of the
+// ServiceAccount ns/name, for the cluster behind the admin kubeconfig.
+func (e *Env) tokenKubeconfig(ctx context.Context, ns, name, path string) error {
+	token, err := e.Kubectl.Run(ctx, "create", "token", name, "-n", ns, "--duration=12h")
 	if err != nil {
 		return err
 	}
-
 	admin, err := clientcmd.BuildConfigFromFlags("", e.Cluster.KubeconfigPath())
 	if err != nil {
 		return err
@@ -108,7 +114,7 @@ subjects:
 	if err := rest.LoadTLSFiles(admin); err != nil {
 		return err
 	}
-	user := "system:serviceaccount:" + OperatorNamespace + ":" + OperatorServiceAccount
+	user := "system:serviceaccount:" + ns + ":" + name
 	cfg := clientcmdapi.NewConfig()
 	cfg.Clusters["cluster"] = &clientcmdapi.Cluster{Server: admin.Host, CertificateAuthorityData: admin.CAData}
 	cfg.AuthInfos[user] = &clientcmdapi.AuthInfo{Token: strings.TrimSpace(token)}

@@ -26,6 +26,7 @@ import (
 	"testing"
 	"time"
 
+	"example.com/redis-operator/internal/cluster"
 	"example.com/redis-operator/tests/docs"
 )
 
@@ -36,8 +37,18 @@ const section = "Try it"
 // fails the chapter instead of the whole run.
 const sessionTimeout = 5 * time.Minute
 
+// containersOnly is the info string of a "Try it" block whose commands
+// need nodes that run containers (make deploy): on the local backend, it
+// does not run, and the test says so.
+const containersOnly = "console kind"
+
 func TestTryIt(t *testing.T) {
 	root, kubectl := learnerSetup(t)
+	backend, _, err := cluster.Choose(t.Context(), os.Getenv("CLUSTER"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodesRunContainers := backend != cluster.Local
 	readmes, err := filepath.Glob(filepath.Join(root, "chapters", "*", "README.md"))
 	if err != nil || len(readmes) == 0 {
 		t.Fatalf("no chapter READMEs under %s/chapters: %v", root, err)
@@ -56,6 +67,10 @@ func TestTryIt(t *testing.T) {
 			var steps []docs.Step
 			for _, b := range blocks {
 				if b.Lang != "console" {
+					continue
+				}
+				if b.Info == containersOnly && !nodesRunContainers {
+					t.Logf("%s: not running a %q block: the %s cluster's nodes run no containers; run make try-it on kind for it", readme, containersOnly, backend)
 					continue
 				}
 				s, err := docs.ConsoleSteps(b.Text)

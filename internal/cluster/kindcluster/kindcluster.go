@@ -34,6 +34,7 @@ import (
 	"sigs.k8s.io/kind/pkg/apis/config/defaults"
 	"sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
 	"sigs.k8s.io/kind/pkg/cluster"
+	"sigs.k8s.io/kind/pkg/cluster/nodeutils"
 	kindcmd "sigs.k8s.io/kind/pkg/cmd"
 	kindexec "sigs.k8s.io/kind/pkg/exec"
 
@@ -318,6 +319,32 @@ func Down(o Options, out io.Writer) error {
 	}
 	if err := os.Remove(o.KubeconfigPath()); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
+	}
+	return nil
+}
+
+// LoadImage loads the image archive at path into every node of the
+// cluster, as `kind load image-archive` does: into the nodes' containerd,
+// with no registry in between.
+func LoadImage(o Options, path string, out io.Writer) error {
+	nodes, err := provider().ListInternalNodes(o.Name)
+	if err != nil {
+		return fmt.Errorf("listing the nodes of kind cluster %q: %w", o.Name, err)
+	}
+	if len(nodes) == 0 {
+		return fmt.Errorf("kind cluster %q has no nodes; `make cluster-up CLUSTER=kind` starts it", o.Name)
+	}
+	for _, n := range nodes {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		err = nodeutils.LoadImageArchive(n, f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("loading %s into node %s: %w", path, n.String(), err)
+		}
+		fmt.Fprintf(out, "Loaded %s into node %s\n", path, n.String())
 	}
 	return nil
 }

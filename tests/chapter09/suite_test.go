@@ -1,0 +1,19 @@
+// Package chapter09 is the end-to-end suite of chapter 9, in the cluster:
+// it deploys the operator as a user does (make deploy: the image built
+// offline, the manifests of config/) and checks with kubectl and the
+// Lease what two replicas do. On kind they are the Deployment's pods; the
+// local backend runs no containers, so there they are two host processes
+// of the image's binary with the Deployment's flags and ServiceAccount.
+package chapter09
+
+import (
+	"testing"
+
+	"example.com/redis-operator/tests/framework"
+)
+
+var env = framework.NewInClusterSuite(9)
+
+func TestChapter09(t *testing.T) {
+	framework.RunSuite(t, env, "Chapter 9: in the cluster")
+}

@@ -1,0 +1,427 @@
+package framework
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"example.com/redis-operator/internal/cluster"
+	"example.com/redis-operator/internal/proc"
+)
+
+// What config/ deploys (chapter 9 on), by name.
+const (
+	Deployment               = "redis-operator-controller-manager"
+	DeploymentServiceAccount = "redis-operator-controller-manager"
+	// LeaseName is the leader election Lease, in OperatorNamespace: the
+	// operator's LeaderElectionID.
+	LeaseName         = "redis-operator.myapp.example.com"
+	MetricsReaderRole = "redis-operator-metrics-reader"
+	// deployedReplicas is the Deployment's replicas in config/manager.
+	deployedReplicas = 2
+	metricsPort      = 8443
+	// acquiredLease is what controller-runtime logs when a replica becomes
+	// the leader; standby is what it logs while it waits to.
+	acquiredLease = "Successfully acquired lease"
+	standby       = "Attempting to acquire leader lease"
+)
+
+// InCluster is the operator as `make deploy` runs it. Where nodes run
+// containers (kind, an existing cluster), it is the Deployment's two pods,
+// from the image `make docker-build` made. The local backend's hollow nodes
+// run none, so there `make deploy DEPLOY_REPLICAS=0` applies the same
+// manifests with no pod, and two host processes of the image's binary
+// (bin/manager-linux) run with the Deployment's flags, as its
+// ServiceAccount, with the same leader election.
+type InCluster struct {
+	env *Env
+	// Chapter is the chapter the operator runs (OPERATOR_CHAPTER).
+	Chapter int
+	// pods is true where the replicas are pods.
+	pods  bool
+	hosts []*Replica // on the local backend
+}
+
+// Replica is one replica of the deployed operator: a pod, or a host
+// process on the local backend.
+type Replica struct {
+	Name string
+	// On the local backend:
+	proc     *proc.Operator
+	opts     proc.OperatorOptions
+	logPath  string
+	logStart int64
+}
+
+// NewInClusterSuite registers the BeforeSuite and AfterSuite of a suite
+// that runs the operator deployed in the cluster: the CRD installed (make
+// install, as a user would), then `make deploy`; at the end, `make
+// undeploy`.
+func NewInClusterSuite(chapter int) *Env {
+	env := &Env{Chapter: chapter}
+	BeforeSuite(func(ctx SpecContext) {
+		env.setupCluster(ctx)
+		env.InCluster = &InCluster{env: env, Chapter: env.operatorChapter(), pods: env.Cluster.Name() != cluster.Local}
+		Expect(env.InCluster.Deploy(ctx)).To(Succeed())
+	}, NodeTimeout(SetupTimeout))
+	AfterSuite(func(ctx SpecContext) { env.Teardown(ctx) }, NodeTimeout(SetupTimeout))
+	return env
+}
+
+// Pods reports whether the replicas are pods (else host processes).
+func (c *InCluster) Pods() bool { return c.pods }
+
+// Deploy runs `make deploy` for the suite's chapter and waits until the
+// replicas run.
+func (c *InCluster) Deploy(ctx context.Context) error {
+	args := []string{"deploy", "OPERATOR_CHAPTER=" + strconv.Itoa(c.Chapter)}
+	if !c.pods {
+		args = append(args, "DEPLOY_REPLICAS=0")
+	}
+	if err := c.make(ctx, args...); err != nil {
+		return err
+	}
+	if !c.pods {
+		return c.startHosts(ctx)
+	}
+	return nil
+}
+
+// Undeploy runs `make undeploy` (on the local backend, after stopping
+// the host processes, whose ServiceAccount it deletes).
+func (c *InCluster) Undeploy(ctx context.Context) error {
+	for _, r := range c.hosts {
+		r.proc.Stop(30 * time.Second)
+	}
+	c.hosts = nil
+	return c.make(ctx, "undeploy")
+}
+
+// make runs a target of the project's Makefile, as a user types it.
+func (c *InCluster) make(ctx context.Context, args ...string) error {
+	By("make " + strings.Join(args, " "))
+	cmd := exec.CommandContext(ctx, "make", append([]string{"-C", RepoRoot(), "--no-print-directory"}, args...)...)
+	cmd.Stdout, cmd.Stderr = GinkgoWriter, GinkgoWriter
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("make %s: %w (its output is in the report)", strings.Join(args, " "), err)
+	}
+	return nil
+}
+
+// startHosts starts the host replicas: bin/manager-linux (the binary in
+// the image) with the Deployment's flags, but for the addresses it binds
+// (each gets free loopback ports) and the Lease's namespace (a pod reads
+// it from its token's mount), with a token of the Deployment's
+// ServiceAccount.
+func (c *InCluster) startHosts(ctx context.Context) error {
+	dep := &appsv1.Deployment{}
+	if err := c.env.Client.Get(ctx, client.ObjectKey{Namespace: OperatorNamespace, Name: Deployment}, dep); err != nil {
+		return err
+	}
+	var args []string
+	for _, a := range dep.Spec.Template.Spec.Containers[0].Args {
+		if !strings.HasPrefix(a, "--metrics-bind-address") && !strings.HasPrefix(a, "--health-probe-bind-address") {
+			args = append(args, a)
+		}
+	}
+	args = append(args, "--leader-election-namespace="+OperatorNamespace)
+	root := RepoRoot()
+	kubeconfig := filepath.Join(root, "_output", "operator", fmt.Sprintf("chapter%02d-deployed.kubeconfig", c.env.Chapter))
+	if err := c.env.tokenKubeconfig(ctx, OperatorNamespace, DeploymentServiceAccount, kubeconfig); err != nil {
+		return err
+	}
+	for i := range deployedReplicas {
+		r := &Replica{Name: fmt.Sprintf("replica-%d", i), logPath: filepath.Join(root, "_output", "logs", fmt.Sprintf("chapter%02d-replica-%d.log", c.env.Chapter, i))}
+		if info, err := os.Stat(r.logPath); err == nil {
+			r.logStart = info.Size()
+		}
+		r.opts = proc.OperatorOptions{
+			Binary: filepath.Join(root, "bin", "manager-linux"), Chapter: c.Chapter, Kubeconfig: kubeconfig, LogPath: r.logPath, Args: args,
+		}
+		p, err := proc.StartOperator(ctx, r.opts)
+		if err != nil {
+			return err
+		}
+		r.proc = p
+		GinkgoWriter.Printf("$ OPERATOR_CHAPTER=%d bin/manager-linux %s   # %s\n", c.Chapter, strings.Join(p.Args, " "), r.Name)
+		c.hosts = append(c.hosts, r)
+	}
+	return nil
+}
+
+// Replicas lists the replicas that run now: the Deployment's pods that
+// run and are not being deleted, or the host processes.
+func (c *InCluster) Replicas(ctx context.Context) ([]*Replica, error) {
+	if !c.pods {
+		var running []*Replica
+		for _, r := range c.hosts {
+			if r.proc.Running() {
+				running = append(running, r)
+			}
+		}
+		return running, nil
+	}
+	list := &corev1.PodList{}
+	if err := c.env.Client.List(ctx, list, client.InNamespace(OperatorNamespace),
+		client.MatchingLabels{"app.kubernetes.io/name": "redis-operator", "app.kubernetes.io/component": "controller-manager"}); err != nil {
+		return nil, err
+	}
+	var running []*Replica
+	for _, p := range list.Items {
+		if p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodRunning {
+			running = append(running, &Replica{Name: p.Name})
+		}
+	}
+	return running, nil
+}
+
+// ExpectReplicasRun waits until exactly the deployed number of replicas
+// run, all ready, and no other (an old pod still terminating) is left.
+func (c *InCluster) ExpectReplicasRun(ctx context.Context) {
+	GinkgoHelper()
+	if !c.pods {
+		for i, r := range c.hosts {
+			if !r.proc.Running() {
+				GinkgoWriter.Printf("starting %s again\n", r.Name)
+				if info, err := os.Stat(r.logPath); err == nil {
+					r.logStart = info.Size()
+				}
+				p, err := proc.StartOperator(ctx, r.opts)
+				Expect(err).NotTo(HaveOccurred())
+				c.hosts[i].proc = p
+			}
+		}
+		return
+	}
+	Eventually(func(g Gomega) {
+		list := &corev1.PodList{}
+		g.Expect(c.env.Client.List(ctx, list, client.InNamespace(OperatorNamespace),
+			client.MatchingLabels{"app.kubernetes.io/name": "redis-operator"})).To(Succeed())
+		g.Expect(list.Items).To(HaveLen(deployedReplicas))
+		for _, p := range list.Items {
+			g.Expect(p.DeletionTimestamp).To(BeNil(), "pod %s is being deleted", p.Name)
+			ready := false
+			for _, cond := range p.Status.Conditions {
+				ready = ready || (cond.Type == corev1.PodReady && cond.Status == corev1.ConditionTrue)
+			}
+			g.Expect(ready).To(BeTrue(), "pod %s is not ready", p.Name)
+		}
+	}).WithContext(ctx).WithTimeout(2*time.Minute).Should(Succeed(), "the operator's %d replicas do not run", deployedReplicas)
+}
+
+// Lease reads the leader election Lease.
+func (c *InCluster) Lease(ctx context.Context) (*coordinationv1.Lease, error) {
+	l := &coordinationv1.Lease{}
+	return l, c.env.Client.Get(ctx, client.ObjectKey{Namespace: OperatorNamespace, Name: LeaseName}, l)
+}
+
+// Leader waits until a running replica holds the Lease and returns it,
+// with the Lease. A pod's identity in the Lease starts with its name (its
+// host name); two host processes share the host's name, so there the
+// leader is the one that logged acquiring it.
+func (c *InCluster) Leader(ctx context.Context) (*Replica, *coordinationv1.Lease) {
+	GinkgoHelper()
+	var leader *Replica
+	var lease *coordinationv1.Lease
+	Eventually(func(g Gomega) {
+		var err error
+		lease, err = c.Lease(ctx)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(lease.Spec.HolderIdentity).NotTo(BeNil())
+		holder := *lease.Spec.HolderIdentity
+		g.Expect(holder).NotTo(BeEmpty(), "no replica holds the Lease")
+		replicas, err := c.Replicas(ctx)
+		g.Expect(err).NotTo(HaveOccurred())
+		leader = nil
+		for _, r := range replicas {
+			if c.pods && strings.HasPrefix(holder, r.Name+"_") || !c.pods && strings.Contains(c.Log(ctx, r), acquiredLease) {
+				leader = r
+			}
+		}
+		g.Expect(leader).NotTo(BeNil(), "the Lease's holder %s is none of the running replicas", holder)
+	}).WithContext(ctx).Should(Succeed())
+	return leader, lease
+}
+
+// Log returns what replica r has logged: a pod's current container's
+// log, or a host process' log since it started.
+func (c *InCluster) Log(ctx context.Context, r *Replica) string {
+	if !c.pods {
+		data, err := os.ReadFile(r.logPath)
+		if err != nil || int64(len(data)) < r.logStart {
+			return ""
+		}
+		return string(data[r.logStart:])
+	}
+	out, err := c.env.Kubectl.Run(ctx, "logs", "-n", OperatorNamespace, r.Name, "-c", "manager")
+	if err != nil {
+		return err.Error()
+	}
+	return out
+}
+
+// Stop stops replica r: with SIGTERM, as a rollout or a drained node
+// does, or with SIGKILL, as a crash or a lost node does.
+func (c *InCluster) Stop(ctx context.Context, r *Replica, kill bool) error {
+	switch {
+	case !c.pods && kill:
+		r.proc.Kill()
+	case !c.pods:
+		r.proc.Stop(30 * time.Second)
+	case !kill:
+		// The kubelet sends SIGTERM; the ReplicaSet makes a new pod.
+		_, err := c.env.Kubectl.Run(ctx, "delete", "pod", r.Name, "-n", OperatorNamespace, "--wait=false")
+		return err
+	default:
+		return c.killContainer(ctx, r)
+	}
+	return nil
+}
+
+// killContainer sends SIGKILL to the manager container of pod r from its
+// kind node (the kubelet then starts it again in the same pod): no
+// kubectl command does, `kubectl delete --force` included.
+func (c *InCluster) killContainer(ctx context.Context, r *Replica) error {
+	if c.env.Cluster.Name() != cluster.Kind {
+		return fmt.Errorf("killing a container needs a node to run crictl on: kind's, not %s's", c.env.Cluster.Name())
+	}
+	pod := &corev1.Pod{}
+	if err := c.env.Client.Get(ctx, client.ObjectKey{Namespace: OperatorNamespace, Name: r.Name}, pod); err != nil {
+		return err
+	}
+	script := fmt.Sprintf(`id=$(crictl ps -q --name manager --label io.kubernetes.pod.name=%s --label io.kubernetes.pod.namespace=%s) && `+
+		`pid=$(crictl inspect --output go-template --template '{{.info.pid}}' "$id") && kill -KILL "$pid"`, r.Name, OperatorNamespace)
+	GinkgoWriter.Printf("$ docker exec %s sh -c %q\n", pod.Spec.NodeName, script)
+	out, err := exec.CommandContext(ctx, "docker", "exec", pod.Spec.NodeName, "sh", "-c", script).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("killing the manager container of %s: %w: %s", r.Name, err, out)
+	}
+	return nil
+}
+
+// Metrics GETs replica r's metrics endpoint over HTTPS with a bearer
+// token (none when empty) and returns the status code and body. A pod's
+// port is reached through `kubectl port-forward`.
+func (c *InCluster) Metrics(ctx context.Context, r *Replica, token string) (int, string, error) {
+	addr := ""
+	if c.pods {
+		local, stop, err := c.portForward(ctx, r.Name, metricsPort)
+		if err != nil {
+			return 0, "", err
+		}
+		defer stop()
+		addr = local
+	} else {
+		addr = strings.TrimSuffix(strings.TrimPrefix(r.proc.MetricsURL, "http://"), "/metrics")
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://"+addr+"/metrics", nil)
+	if err != nil {
+		return 0, "", err
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := metricsClient.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body), err
+}
+
+// metricsClient accepts the operator's self-signed certificate: the
+// spec checks who may read the metrics, not the certificate, which a
+// real deployment gets from its own CA (cert-manager, say).
+var metricsClient = &http.Client{
+	Timeout:   10 * time.Second,
+	Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}, //nolint:gosec // see above
+}
+
+var forwarding = regexp.MustCompile(`Forwarding from 127\.0\.0\.1:(\d+)`)
+
+// portForward runs `kubectl port-forward` to port of pod and returns the
+// local address and a function that stops it.
+func (c *InCluster) portForward(ctx context.Context, pod string, port int) (string, func(), error) {
+	args := []string{"--kubeconfig", c.env.Kubectl.Kubeconfig, "port-forward", "-n", OperatorNamespace, "pod/" + pod, ":" + strconv.Itoa(port)}
+	GinkgoWriter.Printf("$ kubectl %s\n", strings.Join(args[2:], " "))
+	cmd := exec.CommandContext(ctx, c.env.Kubectl.Path, args...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", nil, err
+	}
+	cmd.Stderr = GinkgoWriter
+	if err := cmd.Start(); err != nil {
+		return "", nil, err
+	}
+	stop := func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }
+	lines := bufio.NewScanner(stdout)
+	for lines.Scan() {
+		if m := forwarding.FindStringSubmatch(lines.Text()); m != nil {
+			go func() { _, _ = io.Copy(io.Discard, stdout) }()
+			return "127.0.0.1:" + m[1], stop, nil
+		}
+	}
+	stop()
+	return "", nil, fmt.Errorf("kubectl port-forward to %s:%d ended before it forwarded", pod, port)
+}
+
+// MetricsToken returns a token of a new ServiceAccount in namespace ns,
+// bound to the metrics-reader ClusterRole when reader is true.
+func (e *Env) MetricsToken(ctx context.Context, ns, name string, reader bool) string {
+	GinkgoHelper()
+	e.MustKubectl(ctx, "create", "serviceaccount", name, "-n", ns)
+	if reader {
+		binding := ns + "-" + name
+		e.MustKubectl(ctx, "create", "clusterrolebinding", binding, "--clusterrole="+MetricsReaderRole, "--serviceaccount="+ns+":"+name)
+		DeferCleanup(func(ctx SpecContext) {
+			e.MustKubectl(ctx, "delete", "clusterrolebinding", binding, "--ignore-not-found")
+		})
+	}
+	return strings.TrimSpace(e.MustKubectl(ctx, "create", "token", name, "-n", ns))
+}
+
+// teardown ends an in-cluster suite: the cluster's logs if a spec
+// failed, the suite's namespaces gone while the operator still runs, then
+// `make undeploy`.
+func (c *InCluster) teardown(ctx context.Context) {
+	c.env.CollectClusterLogs(ctx)
+	c.env.WaitForOtherNamespacesGone(ctx, "")
+	Expect(c.Undeploy(ctx)).To(Succeed())
+}
+
+// dump adds each replica's log to a failed spec's report.
+func (c *InCluster) dump(ctx context.Context) {
+	replicas, err := c.Replicas(ctx)
+	if err != nil {
+		AddReportEntry("the operator's replicas", err.Error())
+	}
+	for _, r := range replicas {
+		AddReportEntry("log of the operator's "+r.Name+" (last 150 lines)", lastLines(c.Log(ctx, r), 150))
+	}
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
