@@ -18,6 +18,7 @@ DEPLOY_DIR := _output/deploy
 DEPLOY_REPLICAS ?=
 DEPLOYMENT := redis-operator-controller-manager
 OPERATOR_NAMESPACE := redis-operator-system
+load_image = $(BIN)/cluster load-image --state-dir $(LOCAL_CLUSTER_DIR) --archive $(IMAGE_ARCHIVE)
 
 ##@ In the cluster
 
@@ -30,11 +31,11 @@ docker-build: ## Build the operator's image offline into _output/image/redis-ope
 
 .PHONY: load-image
 load-image: docker-build cluster-up ## Put the operator's image on every node of the kind cluster, with no registry.
-	@$(BIN)/cluster load-image --state-dir $(LOCAL_CLUSTER_DIR) --archive $(IMAGE_ARCHIVE)
+	@$(load_image)
 
 .PHONY: deploy
 deploy: docker-build cluster-tool install ## Deploy the operator (config/default, 2 replicas) with the image just built, and wait for it (DEPLOY_REPLICAS=0: no pods).
-	@if [[ '$(DEPLOY_REPLICAS)' != 0 ]]; then $(BIN)/cluster load-image --state-dir $(LOCAL_CLUSTER_DIR) --archive $(IMAGE_ARCHIVE); fi
+	@if [[ '$(DEPLOY_REPLICAS)' != 0 ]]; then $(load_image); fi
 	@mkdir -p $(DEPLOY_DIR); image=$$(cat $(IMAGE_DIR)/name); \
 	{ echo "# Written by make deploy: config/default with the image make docker-build made."; \
 	  echo "resources:"; echo "- ../../config/default"; \

@@ -148,23 +148,34 @@ func (c *InCluster) startHosts(ctx context.Context) error {
 		return err
 	}
 	for i := range deployedReplicas {
-		r := &Replica{Name: fmt.Sprintf("replica-%d", i), logPath: filepath.Join(root, "_output", "logs", fmt.Sprintf("chapter%02d-replica-%d.log", c.env.Chapter, i))}
-		if info, err := os.Stat(r.logPath); err == nil {
-			r.logStart = info.Size()
-		}
-		r.opts = proc.OperatorOptions{
-			Binary: filepath.Join(root, "bin", "manager-linux"), Chapter: c.Chapter, Kubeconfig: kubeconfig, LogPath: r.logPath, Args: args,
-		}
-		p, err := proc.StartOperator(ctx, r.opts)
-		if err != nil {
+		logPath := filepath.Join(root, "_output", "logs", fmt.Sprintf("chapter%02d-replica-%d.log", c.env.Chapter, i))
+		r := &Replica{Name: fmt.Sprintf("replica-%d", i), logPath: logPath, opts: proc.OperatorOptions{
+			Binary: filepath.Join(root, "bin", "manager-linux"), Chapter: c.Chapter, Kubeconfig: kubeconfig, LogPath: logPath, Args: args,
+		}}
+		if err := r.start(ctx); err != nil {
 			return err
 		}
-		r.proc = p
-		GinkgoWriter.Printf("$ OPERATOR_CHAPTER=%d bin/manager-linux %s   # %s\n", c.Chapter, strings.Join(p.Args, " "), r.Name)
 		c.hosts = append(c.hosts, r)
 	}
 	return nil
 }
+
+// start starts host replica r, whose log then begins where its file ends.
+func (r *Replica) start(ctx context.Context) error {
+	if info, err := os.Stat(r.logPath); err == nil {
+		r.logStart = info.Size()
+	}
+	p, err := proc.StartOperator(ctx, r.opts)
+	if err != nil {
+		return err
+	}
+	r.proc = p
+	GinkgoWriter.Printf("$ OPERATOR_CHAPTER=%d bin/%s %s   # %s\n", r.opts.Chapter, filepath.Base(r.opts.Binary), strings.Join(p.Args, " "), r.Name)
+	return nil
+}
+
+// operatorPods selects the Deployment's pods (config/manager).
+var operatorPods = client.MatchingLabels{"app.kubernetes.io/name": "redis-operator", "app.kubernetes.io/component": "controller-manager"}
 
 // Replicas lists the replicas that run now: the Deployment's pods that
 // run and are not being deleted, or the host processes.
@@ -179,8 +190,7 @@ func (c *InCluster) Replicas(ctx context.Context) ([]*Replica, error) {
 		return running, nil
 	}
 	list := &corev1.PodList{}
-	if err := c.env.Client.List(ctx, list, client.InNamespace(OperatorNamespace),
-		client.MatchingLabels{"app.kubernetes.io/name": "redis-operator", "app.kubernetes.io/component": "controller-manager"}); err != nil {
+	if err := c.env.Client.List(ctx, list, client.InNamespace(OperatorNamespace), operatorPods); err != nil {
 		return nil, err
 	}
 	var running []*Replica
@@ -197,23 +207,17 @@ func (c *InCluster) Replicas(ctx context.Context) ([]*Replica, error) {
 func (c *InCluster) ExpectReplicasRun(ctx context.Context) {
 	GinkgoHelper()
 	if !c.pods {
-		for i, r := range c.hosts {
+		for _, r := range c.hosts {
 			if !r.proc.Running() {
 				GinkgoWriter.Printf("starting %s again\n", r.Name)
-				if info, err := os.Stat(r.logPath); err == nil {
-					r.logStart = info.Size()
-				}
-				p, err := proc.StartOperator(ctx, r.opts)
-				Expect(err).NotTo(HaveOccurred())
-				c.hosts[i].proc = p
+				Expect(r.start(ctx)).To(Succeed())
 			}
 		}
 		return
 	}
 	Eventually(func(g Gomega) {
 		list := &corev1.PodList{}
-		g.Expect(c.env.Client.List(ctx, list, client.InNamespace(OperatorNamespace),
-			client.MatchingLabels{"app.kubernetes.io/name": "redis-operator"})).To(Succeed())
+		g.Expect(c.env.Client.List(ctx, list, client.InNamespace(OperatorNamespace), operatorPods)).To(Succeed())
 		g.Expect(list.Items).To(HaveLen(deployedReplicas))
 		for _, p := range list.Items {
 			g.Expect(p.DeletionTimestamp).To(BeNil(), "pod %s is being deleted", p.Name)
