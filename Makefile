@@ -91,13 +91,14 @@ build: ## Build bin/operator.
 	go build -o $(BIN)/operator ./cmd
 
 .PHONY: manifests
-manifests: $(CONTROLLER_GEN) ## Regenerate the CRD, each chapter's RBAC role and deepcopy code from the Go markers.
+manifests: $(CONTROLLER_GEN) ## Regenerate the CRD, each chapter's RBAC role and webhook configuration, and deepcopy code from the Go markers.
 	$(CONTROLLER_GEN) object paths=./api/...
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
 	@for c in $(CHAPTERS); do \
-	  echo "$(CONTROLLER_GEN) rbac:roleName=$(ROLE_NAME) paths=./chapters/$$c/... output:rbac:dir=chapters/$$c"; \
-	  $(CONTROLLER_GEN) rbac:roleName=$(ROLE_NAME) paths=./chapters/$$c/... output:rbac:dir=chapters/$$c; done
+	  echo "$(CONTROLLER_GEN) rbac:roleName=$(ROLE_NAME) webhook paths=./chapters/$$c/... output:rbac:dir=chapters/$$c output:webhook:dir=chapters/$$c"; \
+	  $(CONTROLLER_GEN) rbac:roleName=$(ROLE_NAME) webhook paths=./chapters/$$c/... output:rbac:dir=chapters/$$c output:webhook:dir=chapters/$$c; done
 	cp chapters/$(lastword $(CHAPTERS))/role.yaml config/rbac/role.yaml
+	cp chapters/$(lastword $(CHAPTERS))/manifests.yaml config/webhook/manifests.yaml
 
 .PHONY: verify-manifests
 verify-manifests: $(CONTROLLER_GEN) ## Fail if the generated CRD, RBAC or deepcopy code is stale.
@@ -106,11 +107,14 @@ verify-manifests: $(CONTROLLER_GEN) ## Fail if the generated CRD, RBAC or deepco
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:dir=$$tmp/crd; \
 	stale=0; \
 	for c in $(CHAPTERS); do \
-	  $(CONTROLLER_GEN) rbac:roleName=$(ROLE_NAME) paths=./chapters/$$c/... output:rbac:dir=$$tmp/rbac/$$c; \
-	  diff -u chapters/$$c/role.yaml $$tmp/rbac/$$c/role.yaml || stale=1; done; \
+	  $(CONTROLLER_GEN) rbac:roleName=$(ROLE_NAME) webhook paths=./chapters/$$c/... output:rbac:dir=$$tmp/rbac/$$c output:webhook:dir=$$tmp/webhook/$$c; \
+	  diff -u chapters/$$c/role.yaml $$tmp/rbac/$$c/role.yaml || stale=1; \
+	  if [[ -f chapters/$$c/manifests.yaml || -f $$tmp/webhook/$$c/manifests.yaml ]]; then \
+	    diff -u chapters/$$c/manifests.yaml $$tmp/webhook/$$c/manifests.yaml || stale=1; fi; done; \
 	diff -u api/v1/zz_generated.deepcopy.go $$tmp/api/zz_generated.deepcopy.go || stale=1; \
 	diff -u config/crd/bases $$tmp/crd || stale=1; \
 	diff -u config/rbac/role.yaml $$tmp/rbac/$(lastword $(CHAPTERS))/role.yaml || stale=1; \
+	diff -u config/webhook/manifests.yaml $$tmp/webhook/$(lastword $(CHAPTERS))/manifests.yaml || stale=1; \
 	if [[ $$stale == 1 ]]; then echo "error: generated files are stale; run 'make manifests' and commit the result" >&2; exit 1; fi; \
 	echo "Generated files are up to date"
 
@@ -185,13 +189,14 @@ cluster-down: cluster-tool ## Stop the test cluster (with CLUSTER=auto: the kind
 	@$(BIN)/cluster down --state-dir $(LOCAL_CLUSTER_DIR) --env-file $(CLUSTER_ENV)
 
 .PHONY: install
-install: ## Install the CRD into the test cluster (after cluster-up; else the current KUBECONFIG's).
-	@$(with_kubeconfig) $(KUBECTL_CMD) apply --server-side -f config/crd/bases
+install: ## Install chapter N's CRD (OPERATOR_CHAPTER or CHAPTER; default the latest) into the test cluster (after cluster-up; else the current KUBECONFIG's).
+	@rm -rf $(CRD_BUILD_DIR) && mkdir -p $(CRD_BUILD_DIR) && cp -R config/crd/. $(CRD_BUILD_DIR)/ && cp -R $(crd_kustomization)/. $(CRD_BUILD_DIR)/
+	@$(with_kubeconfig) $(KUBECTL_CMD) apply --server-side --force-conflicts -k $(CRD_BUILD_DIR)
 	@$(with_kubeconfig) $(KUBECTL_CMD) wait --for condition=Established --timeout=60s crd/redis.myapp.example.com
 
 .PHONY: run
 run: check-chapter-1 build install ## Run chapter N's operator against the cluster: make run 5 (or CHAPTER=5)
-	@$(with_kubeconfig) OPERATOR_CHAPTER=$(CHAPTER) $(BIN)/operator --metrics-bind-address :8080
+	@$(with_kubeconfig) OPERATOR_CHAPTER=$(CHAPTER) ENABLE_WEBHOOKS=false $(BIN)/operator --metrics-bind-address :8080
 
 ##@ Tests
 
@@ -232,6 +237,12 @@ clean: cluster-down ## Stop the test clusters and remove bin/ and _output/ (the 
 include scripts/deploy.mk
 
 # ---- helpers ----------------------------------------------------------------
+# The CRD that chapter CRD_CHAPTER installs: config/crd (generated from
+# api/v1), or the chapter's crd/, which adds to it (chapter 10 on); make
+# install builds it in CRD_BUILD_DIR, beside a copy of config/crd/bases.
+CRD_CHAPTER = $(or $(OPERATOR_CHAPTER),$(CHAPTER))
+crd_kustomization = $(firstword $(wildcard chapters/$(shell printf %02d '$(CRD_CHAPTER)' 2>/dev/null)-*/crd) config/crd)
+CRD_BUILD_DIR := _output/crd
 NO_COLOR ?= $(if $(CI),true,false)
 # A suite that runs longer than this is stuck; Ginkgo then reports where.
 GINKGO_FLAGS ?= -v --timeout=20m --no-color=$(NO_COLOR)

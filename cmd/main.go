@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -22,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	myappv1 "example.com/redis-operator/api/v1"
 	"example.com/redis-operator/internal/controller"
@@ -49,6 +51,8 @@ func run() error {
 		leaderElectionNamespace string
 		namespace               string
 		maxConcurrentReconciles int
+		webhookPort             int
+		webhookCertDir          string
 	)
 	flag.StringVar(&metricsAddr, "metrics-bind-address", "0", "address the metrics endpoint binds to, e.g. :8080; 0 disables it")
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address the health probe endpoint binds to; 0 disables it")
@@ -57,6 +61,8 @@ func run() error {
 	flag.StringVar(&leaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader election lease; required with --leader-elect outside a cluster")
 	flag.StringVar(&namespace, "namespace", "", "reconcile only the Redis objects of this namespace (and cache only its objects); all namespaces when empty")
 	flag.IntVar(&maxConcurrentReconciles, "max-concurrent-reconciles", 0, "how many Redis objects are reconciled at once (one Redis is never reconciled twice at once); 0 leaves it to the reconciler, whose default is 1 unless it sets its own")
+	flag.IntVar(&webhookPort, "webhook-port", webhook.DefaultPort, "port the admission webhook server listens on, when the reconciler serves webhooks")
+	flag.StringVar(&webhookCertDir, "webhook-cert-dir", "", "directory of the webhook server's tls.crt and tls.key, reloaded when they change; empty: "+filepath.Join(os.TempDir(), "k8s-webhook-server", "serving-certs"))
 	opts := zap.Options{Development: true}
 	opts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -68,6 +74,9 @@ func run() error {
 
 	if maxConcurrentReconciles < 0 {
 		return fmt.Errorf("--max-concurrent-reconciles must be 0 or more, got %d", maxConcurrentReconciles)
+	}
+	if webhookPort < 1 || webhookPort > 65535 {
+		return fmt.Errorf("--webhook-port must be a port number from 1 to 65535, got %d", webhookPort)
 	}
 
 	cfg, err := ctrl.GetConfig()
@@ -87,6 +96,8 @@ func run() error {
 		LeaderElectionID:        "redis-operator.myapp.example.com",
 		LeaderElectionNamespace: leaderElectionNamespace,
 		Controller:              config.Controller{MaxConcurrentReconciles: maxConcurrentReconciles},
+		// The server starts only if the reconciler registers a webhook.
+		WebhookServer: webhook.NewServer(webhook.Options{Port: webhookPort, CertDir: webhookCertDir}),
 	}
 	if namespace != "" {
 		mgrOptions.Cache.DefaultNamespaces = map[string]cache.Config{namespace: {}}

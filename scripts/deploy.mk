@@ -20,6 +20,39 @@ DEPLOYMENT := redis-operator-controller-manager
 OPERATOR_NAMESPACE := redis-operator-system
 load_image = $(BIN)/cluster load-image --state-dir $(LOCAL_CLUSTER_DIR) --archive $(IMAGE_ARCHIVE)
 
+# The validating webhook, from chapter 10 on (where config/webhook exists).
+# Its certificates are the project's own (internal/certs): a CA and a
+# serving certificate it signs, kept in _output/deploy/certs, for the
+# Service's names and for 127.0.0.1.
+WEBHOOK := $(wildcard config/webhook/kustomization.yaml)
+WEBHOOK_SERVICE := redis-operator-webhook-service
+WEBHOOK_CERT_DIR := $(DEPLOY_DIR)/certs
+webhook_certs = go run ./scripts/certs --dir $(WEBHOOK_CERT_DIR) \
+  --dns $(WEBHOOK_SERVICE).$(OPERATOR_NAMESPACE).svc,$(WEBHOOK_SERVICE).$(OPERATOR_NAMESPACE).svc.cluster.local --ip 127.0.0.1
+# Where the API server calls the webhook when it cannot reach a Service's
+# pods, as on the local backend, whose API server runs on the host: the
+# base of a URL, e.g. https://127.0.0.1:9443. Empty: the Service.
+WEBHOOK_URL ?=
+webhook_path = $(shell sed -n 's/^ *path: *//p' config/webhook/manifests.yaml)
+# The webhook's name in its configuration: the API server's metrics count
+# its calls under it.
+WEBHOOK_NAME := vredis-v1.myapp.example.com
+# make deploy waits for the webhook when pods serve it: not with no pod
+# (DEPLOY_REPLICAS=0), nor when they run a chapter before 10, which serves
+# none.
+webhook_served = $(if $(filter 0,$(DEPLOY_REPLICAS))$(filter 1 2 3 4 5 6 7 8 9,$(OPERATOR_CHAPTER)),,yes)
+# Until kube-proxy routes the webhook's Service, a moment after its pods
+# are Ready (seconds on a busy machine), the API server cannot reach the
+# webhook and failurePolicy Ignore admits every Redis unchecked. So wait
+# until the API server's count of the webhook's answered calls goes up on
+# a server-side dry run, which stores nothing.
+webhook_answers = $(KUBECTL_CMD) get --raw /metrics | awk '/^apiserver_admission_webhook_request_total/ && /code="200"/ && /name="$(WEBHOOK_NAME)"/ {n += $$NF} END {print n + 0}'
+wait_for_webhook = for i in $$(seq 120); do before=$$($(webhook_answers)); \
+	  printf 'apiVersion: myapp.example.com/v1\nkind: Redis\nmetadata: {name: webhook-probe, namespace: $(OPERATOR_NAMESPACE)}\n' \
+	    | $(KUBECTL_CMD) apply --dry-run=server -f - > /dev/null; \
+	  (( $$($(webhook_answers)) > before )) && exit 0; sleep 1; done; \
+	echo "error: after 2 min the API server still gets no answer from the webhook $(WEBHOOK_NAME)" >&2; exit 1
+
 ##@ In the cluster
 
 .PHONY: docker-build
@@ -34,20 +67,39 @@ load-image: docker-build cluster-up ## Put the operator's image on every node of
 	@$(load_image)
 
 .PHONY: deploy
-deploy: docker-build cluster-tool install ## Deploy the operator (config/default, 2 replicas) with the image just built, and wait for it (DEPLOY_REPLICAS=0: no pods).
+deploy: docker-build cluster-tool install ## Deploy the operator (config/default, 2 replicas; its webhook from chapter 10) with the image just built, and wait for it (DEPLOY_REPLICAS=0: no pods).
 	@if [[ '$(DEPLOY_REPLICAS)' != 0 ]]; then $(load_image); fi
-	@mkdir -p $(DEPLOY_DIR); image=$$(cat $(IMAGE_DIR)/name); \
+	@mkdir -p $(DEPLOY_DIR); $(if $(WEBHOOK),$(webhook_certs);) image=$$(cat $(IMAGE_DIR)/name); \
 	{ echo "# Written by make deploy: config/default with the image make docker-build made."; \
 	  echo "resources:"; echo "- ../../config/default"; \
 	  echo "images:"; echo "- name: controller"; echo "  newName: $${image%:*}"; echo "  newTag: $${image##*:}"; \
 	  if [[ -n '$(DEPLOY_REPLICAS)' ]]; then echo "replicas:"; echo "- name: $(DEPLOYMENT)"; echo "  count: $(DEPLOY_REPLICAS)"; fi; \
-	  if [[ -n '$(OPERATOR_CHAPTER)' ]]; then echo "patches:"; echo "- target: {kind: Deployment, name: $(DEPLOYMENT)}"; echo "  patch: |-"; \
+	  if [[ -n '$(WEBHOOK)' ]]; then \
+	    echo "components:"; echo "- ../../config/webhook"; \
+	    echo "secretGenerator:"; echo "- name: redis-operator-webhook-server-cert"; echo "  namespace: $(OPERATOR_NAMESPACE)"; \
+	    echo "  type: kubernetes.io/tls"; echo "  files:"; echo "  - certs/tls.crt"; echo "  - certs/tls.key"; \
+	    echo "generatorOptions:"; echo "  disableNameSuffixHash: true # so that a new certificate updates the Secret the pods mount"; \
+	  fi; \
+	  if [[ -n '$(OPERATOR_CHAPTER)$(WEBHOOK)' ]]; then echo "patches:"; fi; \
+	  if [[ -n '$(OPERATOR_CHAPTER)' ]]; then echo "- target: {kind: Deployment, name: $(DEPLOYMENT)}"; echo "  patch: |-"; \
 	    echo "    - {op: add, path: /spec/template/spec/containers/0/env, value: [{name: OPERATOR_CHAPTER, value: \"$(OPERATOR_CHAPTER)\"}]}"; fi; \
+	  if [[ -n '$(WEBHOOK)' ]]; then echo "- target: {kind: ValidatingWebhookConfiguration}"; echo "  patch: |-"; \
+	    echo "    - {op: add, path: /webhooks/0/clientConfig/caBundle, value: $$(base64 -w0 $(WEBHOOK_CERT_DIR)/ca.crt)}"; \
+	    if [[ -n '$(WEBHOOK_URL)' ]]; then echo "    - {op: remove, path: /webhooks/0/clientConfig/service}"; \
+	      echo "    - {op: add, path: /webhooks/0/clientConfig/url, value: \"$(WEBHOOK_URL)$(webhook_path)\"}"; fi; fi; \
 	} > $(DEPLOY_DIR)/kustomization.yaml; \
-	echo "Deploying $$image$(if $(DEPLOY_REPLICAS), with $(DEPLOY_REPLICAS) replicas)$(if $(OPERATOR_CHAPTER), running chapter $(OPERATOR_CHAPTER))"
+	echo "Deploying $$image$(if $(DEPLOY_REPLICAS), with $(DEPLOY_REPLICAS) replicas)$(if $(OPERATOR_CHAPTER), running chapter $(OPERATOR_CHAPTER))$(if $(WEBHOOK_URL), webhook at $(WEBHOOK_URL))"
 	@$(with_kubeconfig) $(KUBECTL_CMD) apply -k $(DEPLOY_DIR)
 	@$(with_kubeconfig) $(KUBECTL_CMD) rollout status deployment/$(DEPLOYMENT) -n $(OPERATOR_NAMESPACE) --timeout=3m
+	$(if $(and $(WEBHOOK),$(webhook_served)),@$(with_kubeconfig) $(wait_for_webhook))
 
 .PHONY: undeploy
 undeploy: ## Delete what make deploy applied, but not the CRD: every Redis and its pods stay.
+	$(if $(WEBHOOK),@$(with_kubeconfig) $(KUBECTL_CMD) delete -f config/webhook/manifests.yaml --ignore-not-found # first: no webhook without its operator)
 	@$(with_kubeconfig) $(KUBECTL_CMD) delete -k config/default --ignore-not-found
+
+.PHONY: rotate-webhook-cert
+rotate-webhook-cert: ## Replace the webhook's serving certificate (the CA stays) and its Secret; the operator reloads it, with no restart.
+	@test -f $(DEPLOY_DIR)/kustomization.yaml || { echo "error: nothing deployed from here; run make deploy first" >&2; exit 2; }
+	@$(webhook_certs) --rotate
+	@$(with_kubeconfig) $(KUBECTL_CMD) apply -k $(DEPLOY_DIR)

@@ -26,6 +26,7 @@ import (
 	ch07 "example.com/redis-operator/chapters/07-idiomatic"
 	ch08 "example.com/redis-operator/chapters/08-at-scale"
 	ch09 "example.com/redis-operator/chapters/09-in-cluster"
+	ch10 "example.com/redis-operator/chapters/10-admission"
 )
 
 // Chapter is one chapter of the course and the entry point of its package.
@@ -46,6 +47,7 @@ var Chapters = []Chapter{
 	{7, "idiomatic", ch07.NewManager},
 	{8, "at-scale", ch08.NewManager},
 	{9, "in-cluster", ch09.NewManager},
+	{10, "admission", ch10.NewManager},
 }
 
 // Latest is the last chapter, which runs unless another is asked for.

@@ -22,11 +22,16 @@ func pathRules(c chapter) []pathRule {
 		{from: c.dir() + "/README.md", to: "README.md"},
 		{from: c.dir() + "/README.zh-CN.md", to: "README.zh-CN.md"},
 		{from: c.dir() + "/role.yaml", to: "config/rbac/role.yaml"},
+		{from: c.dir() + "/manifests.yaml", to: "config/webhook/manifests.yaml"},
+		// A chapter's crd/ is config/crd with its patches (chapter 10 on).
+		{from: c.dir() + "/crd", to: "config/crd"},
 		{from: c.dir(), to: "internal/controller"},
 		{from: fmt.Sprintf("tests/chapter%02d", c.number), to: "test/e2e"},
 		{from: "tests/framework", to: "test/e2e/framework"},
 		{from: "cmd", to: "cmd"},
-		{from: "config/rbac/role.yaml", to: drop}, // the chapter's role replaces it
+		{from: "config/rbac/role.yaml", to: drop},                                  // the chapter's role replaces it
+		{from: "config/webhook/manifests.yaml", to: drop},                          // and its webhook configuration
+		{from: "config/crd/kustomization.yaml", to: drop, since: admissionChapter}, // and its crd/
 		// What runs the operator in the cluster comes with chapter 9.
 		{from: "config/rbac", to: "config/rbac", since: inClusterChapter},
 		{from: "config/default", to: "config/default", since: inClusterChapter},
@@ -34,6 +39,10 @@ func pathRules(c chapter) []pathRule {
 		{from: "internal/image", to: "internal/image", since: inClusterChapter},
 		{from: "scripts/image", to: "scripts/image", since: inClusterChapter},
 		{from: "scripts/deploy.mk", to: "scripts/deploy.mk", since: inClusterChapter},
+		// The webhook and its certificates come with chapter 10.
+		{from: "config/webhook", to: "config/webhook", since: admissionChapter},
+		{from: "internal/certs", to: "internal/certs", since: admissionChapter},
+		{from: "scripts/certs", to: "scripts/certs", since: admissionChapter},
 		{from: "api", to: "api"},
 		{from: "config", to: "config"},
 		{from: "internal/controller", to: drop}, // the course's; the chapter's package goes there
@@ -50,7 +59,8 @@ func pathRules(c chapter) []pathRule {
 
 // pathRule maps a file or directory of the course (from) to its place in
 // a branch (to; empty: not in the branch), in the branches of chapter
-// since on (0: every branch).
+// since on (0: every branch). A rule that drops from a chapter on does
+// not apply to the branches before it: the next rule that matches does.
 type pathRule struct {
 	from, to string
 	since    int
@@ -58,7 +68,12 @@ type pathRule struct {
 
 // inClusterChapter is the chapter that runs the operator in the cluster:
 // its manifests, image and make deploy are in its branch and those after.
-const inClusterChapter = 9
+// admissionChapter adds the webhook, its certificates and a CRD of its
+// own.
+const (
+	inClusterChapter = 9
+	admissionChapter = 10
+)
 
 // branchPath returns where the file or directory p of the course
 // repository is in chapter c's branch, and false if it is not there.
@@ -67,6 +82,9 @@ func branchPath(p string, c chapter) (string, bool) {
 	for _, r := range pathRules(c) {
 		rest, ok := strings.CutPrefix(p, r.from)
 		if !ok || (rest != "" && rest[0] != '/') {
+			continue
+		}
+		if c.number < r.since && r.to == "" {
 			continue
 		}
 		if r.to == "" || c.number < r.since {

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -34,6 +35,10 @@ const (
 	// operator's LeaderElectionID.
 	LeaseName         = "redis-operator.myapp.example.com"
 	MetricsReaderRole = "redis-operator-metrics-reader"
+	// WebhookCertDir is where make deploy keeps the webhook's CA and
+	// serving certificate (chapter 10 on), relative to the repository.
+	WebhookCertDir = "_output/deploy/certs"
+	webhookPort    = 9443
 	// deployedReplicas is the Deployment's replicas in config/manager.
 	deployedReplicas = 2
 	metricsPort      = 8443
@@ -57,6 +62,9 @@ type InCluster struct {
 	// pods is true where the replicas are pods.
 	pods  bool
 	hosts []*Replica // on the local backend
+	// webhookPorts are the host replicas' webhook ports; the API server
+	// calls the first (make deploy WEBHOOK_URL=...).
+	webhookPorts []int
 }
 
 // Replica is one replica of the deployed operator: a pod, or a host
@@ -64,10 +72,11 @@ type InCluster struct {
 type Replica struct {
 	Name string
 	// On the local backend:
-	proc     *proc.Operator
-	opts     proc.OperatorOptions
-	logPath  string
-	logStart int64
+	proc        *proc.Operator
+	webhookAddr string
+	opts        proc.OperatorOptions
+	logPath     string
+	logStart    int64
 }
 
 // NewInClusterSuite registers the BeforeSuite and AfterSuite of a suite
@@ -80,6 +89,7 @@ func NewInClusterSuite(chapter int) *Env {
 		env.setupCluster(ctx)
 		env.InCluster = &InCluster{env: env, Chapter: env.operatorChapter(), pods: env.Cluster.Name() != cluster.Local}
 		Expect(env.InCluster.Deploy(ctx)).To(Succeed())
+		env.InCluster.ExpectWebhookAnswers(ctx)
 	}, NodeTimeout(SetupTimeout))
 	AfterSuite(func(ctx SpecContext) { env.Teardown(ctx) }, NodeTimeout(SetupTimeout))
 	return env
@@ -93,9 +103,20 @@ func (c *InCluster) Pods() bool { return c.pods }
 func (c *InCluster) Deploy(ctx context.Context) error {
 	args := []string{"deploy", "OPERATOR_CHAPTER=" + strconv.Itoa(c.Chapter)}
 	if !c.pods {
-		args = append(args, "DEPLOY_REPLICAS=0")
+		// The local API server runs on the host and reaches no Service's
+		// pods: it calls the webhook of the first host replica by URL.
+		if c.webhookPorts == nil {
+			for range deployedReplicas {
+				port, err := proc.FreePort()
+				if err != nil {
+					return err
+				}
+				c.webhookPorts = append(c.webhookPorts, port)
+			}
+		}
+		args = append(args, "DEPLOY_REPLICAS=0", fmt.Sprintf("WEBHOOK_URL=https://127.0.0.1:%d", c.webhookPorts[0]))
 	}
-	if err := c.make(ctx, args...); err != nil {
+	if err := c.env.make(ctx, args...); err != nil {
 		return err
 	}
 	if !c.pods {
@@ -111,25 +132,15 @@ func (c *InCluster) Undeploy(ctx context.Context) error {
 		r.proc.Stop(30 * time.Second)
 	}
 	c.hosts = nil
-	return c.make(ctx, "undeploy")
-}
-
-// make runs a target of the project's Makefile, as a user types it.
-func (c *InCluster) make(ctx context.Context, args ...string) error {
-	By("make " + strings.Join(args, " "))
-	cmd := exec.CommandContext(ctx, "make", append([]string{"-C", RepoRoot(), "--no-print-directory"}, args...)...)
-	cmd.Stdout, cmd.Stderr = GinkgoWriter, GinkgoWriter
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("make %s: %w (its output is in the report)", strings.Join(args, " "), err)
-	}
-	return nil
+	return c.env.make(ctx, "undeploy")
 }
 
 // startHosts starts the host replicas: bin/manager-linux (the binary in
 // the image) with the Deployment's flags, but for the addresses it binds
-// (each gets free loopback ports) and the Lease's namespace (a pod reads
-// it from its token's mount), with a token of the Deployment's
-// ServiceAccount.
+// (each gets free loopback ports), the Lease's namespace (a pod reads it
+// from its token's mount) and the webhook's certificates (a pod mounts
+// their Secret; make deploy wrote it from these files), with a token of
+// the Deployment's ServiceAccount.
 func (c *InCluster) startHosts(ctx context.Context) error {
 	dep := &appsv1.Deployment{}
 	if err := c.env.Client.Get(ctx, client.ObjectKey{Namespace: OperatorNamespace, Name: Deployment}, dep); err != nil {
@@ -149,8 +160,9 @@ func (c *InCluster) startHosts(ctx context.Context) error {
 	}
 	for i := range deployedReplicas {
 		logPath := filepath.Join(root, "_output", "logs", fmt.Sprintf("chapter%02d-replica-%d.log", c.env.Chapter, i))
-		r := &Replica{Name: fmt.Sprintf("replica-%d", i), logPath: logPath, opts: proc.OperatorOptions{
-			Binary: filepath.Join(root, "bin", "manager-linux"), Chapter: c.Chapter, Kubeconfig: kubeconfig, LogPath: logPath, Args: args,
+		r := &Replica{Name: fmt.Sprintf("replica-%d", i), logPath: logPath, webhookAddr: fmt.Sprintf("127.0.0.1:%d", c.webhookPorts[i]), opts: proc.OperatorOptions{
+			Binary: filepath.Join(root, "bin", "manager-linux"), Chapter: c.Chapter, Kubeconfig: kubeconfig, LogPath: logPath,
+			Args: append(slices.Clip(args), fmt.Sprintf("--webhook-port=%d", c.webhookPorts[i]), "--webhook-cert-dir="+filepath.Join(root, WebhookCertDir)),
 		}}
 		if err := r.start(ctx); err != nil {
 			return err
@@ -294,28 +306,29 @@ func (c *InCluster) Stop(ctx context.Context, r *Replica, kill bool) error {
 		_, err := c.env.Kubectl.Run(ctx, "delete", "pod", r.Name, "-n", OperatorNamespace, "--wait=false")
 		return err
 	default:
-		return c.killContainer(ctx, r)
+		return c.signalContainer(ctx, r, "KILL")
 	}
 	return nil
 }
 
-// killContainer sends SIGKILL to the manager container of pod r from its
-// kind node (the kubelet then starts it again in the same pod): no
-// kubectl command does, `kubectl delete --force` included.
-func (c *InCluster) killContainer(ctx context.Context, r *Replica) error {
+// signalContainer sends a signal (KILL, STOP, CONT) to the manager
+// container's process of pod r from its kind node (after a SIGKILL the
+// kubelet starts the container again in the same pod): no kubectl command
+// does, `kubectl delete --force` included.
+func (c *InCluster) signalContainer(ctx context.Context, r *Replica, signal string) error {
 	if c.env.Cluster.Name() != cluster.Kind {
-		return fmt.Errorf("killing a container needs a node to run crictl on: kind's, not %s's", c.env.Cluster.Name())
+		return fmt.Errorf("signalling a container needs a node to run crictl on: kind's, not %s's", c.env.Cluster.Name())
 	}
 	pod := &corev1.Pod{}
 	if err := c.env.Client.Get(ctx, client.ObjectKey{Namespace: OperatorNamespace, Name: r.Name}, pod); err != nil {
 		return err
 	}
 	script := fmt.Sprintf(`id=$(crictl ps -q --name manager --label io.kubernetes.pod.name=%s --label io.kubernetes.pod.namespace=%s) && `+
-		`pid=$(crictl inspect --output go-template --template '{{.info.pid}}' "$id") && kill -KILL "$pid"`, r.Name, OperatorNamespace)
+		`pid=$(crictl inspect --output go-template --template '{{.info.pid}}' "$id") && kill -%s "$pid"`, r.Name, OperatorNamespace, signal)
 	GinkgoWriter.Printf("$ docker exec %s sh -c %q\n", pod.Spec.NodeName, script)
 	out, err := exec.CommandContext(ctx, "docker", "exec", pod.Spec.NodeName, "sh", "-c", script).CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("killing the manager container of %s: %w: %s", r.Name, err, out)
+		return fmt.Errorf("sending SIG%s to the manager container of %s: %w: %s", signal, r.Name, err, out)
 	}
 	return nil
 }

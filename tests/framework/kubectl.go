@@ -43,6 +43,14 @@ func (k *Kubectl) Run(ctx context.Context, args ...string) (string, error) {
 
 // RunWithInput is Run with stdin, for `kubectl apply -f -`.
 func (k *Kubectl) RunWithInput(ctx context.Context, stdin string, args ...string) (string, error) {
+	stdout, _, err := k.Output(ctx, stdin, args...)
+	return stdout, err
+}
+
+// Output is RunWithInput that also returns standard error, where kubectl
+// prints the warnings the API server sent ("Warning: ...") when it
+// succeeds.
+func (k *Kubectl) Output(ctx context.Context, stdin string, args ...string) (string, string, error) {
 	GinkgoWriter.Printf("$ kubectl %s\n", strings.Join(args, " "))
 	cmd := exec.CommandContext(ctx, k.Path, append([]string{"--kubeconfig", k.Kubeconfig}, args...)...)
 	if stdin != "" {
@@ -51,7 +59,7 @@ func (k *Kubectl) RunWithInput(ctx context.Context, stdin string, args ...string
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		return stdout.String(), fmt.Errorf("kubectl %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+		return stdout.String(), stderr.String(), fmt.Errorf("kubectl %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
 	}
-	return stdout.String(), nil
+	return stdout.String(), stderr.String(), nil
 }

@@ -247,6 +247,7 @@ func cleanUp(t *testing.T, kubectl string) {
 		k("delete", "-n", "default", name, "--wait=false")
 	}
 	k("delete", "pods", "-n", "default", "-l", "app.kubernetes.io/instance", "--wait=false")
+	k("delete", "pods", "-n", "default", "-l", "run", "--wait=false") // what `kubectl run` made
 	k("delete", "events", "-n", "default", "--all", "--wait=false")
 	if out, err := exec.Command(kubectl, "wait", "-n", "default", "--for=delete", "pods", "-l", "app.kubernetes.io/instance", "--timeout=2m").CombinedOutput(); err != nil && !strings.Contains(string(out), "no matching resources") {
 		t.Logf("cleaning up the default namespace: %v: %s", err, out)

@@ -1,0 +1,19 @@
+// Package chapter10 is the end-to-end suite of chapter 10, admission: the
+// operator deployed with its validating webhook (make deploy), as in
+// chapter 9, and the chapter's CRD with its CEL rules (make install). It
+// checks with kubectl what the API server refuses, and why, before
+// anything is stored; how the webhook's certificate is rotated; and what
+// a webhook that no replica serves does to creates, updates and deletes.
+package chapter10
+
+import (
+	"testing"
+
+	"example.com/redis-operator/tests/framework"
+)
+
+var env = framework.NewInClusterSuite(10)
+
+func TestChapter10(t *testing.T) {
+	framework.RunSuite(t, env, "Chapter 10: admission")
+}

@@ -1,0 +1,171 @@
+package framework
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"math/big"
+	"net"
+	"strings"
+	"syscall"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"example.com/redis-operator/internal/promtext"
+)
+
+// What config/webhook deploys (chapter 10 on), by name.
+const (
+	// AdmissionChapter is the first chapter whose operator serves the
+	// webhook.
+	AdmissionChapter     = 10
+	WebhookConfiguration = "redis-operator-validating-webhook"
+	// WebhookName is the webhook's name in it; the API server quotes it
+	// when the webhook refuses ("admission webhook "..." denied the request").
+	WebhookName = "vredis-v1.myapp.example.com"
+)
+
+// ServedCertSerial returns the serial number of the certificate that
+// replica r's webhook server presents now: a pod's through `kubectl
+// port-forward`, a host process' on its loopback port.
+func (c *InCluster) ServedCertSerial(ctx context.Context, r *Replica) (*big.Int, error) {
+	addr := r.webhookAddr
+	if c.pods {
+		local, stop, err := c.portForward(ctx, r.Name, webhookPort)
+		if err != nil {
+			return nil, err
+		}
+		defer stop()
+		addr = local
+	}
+	dialer := &tls.Dialer{NetDialer: &net.Dialer{Timeout: 5 * time.Second},
+		// Only the certificate's serial number matters here; the API
+		// server is what verifies it, against the caBundle.
+		Config: &tls.Config{InsecureSkipVerify: true}} //nolint:gosec // see above
+	conn, err := dialer.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	certs := conn.(*tls.Conn).ConnectionState().PeerCertificates
+	if len(certs) == 0 {
+		return nil, fmt.Errorf("%s presented no certificate", r.Name)
+	}
+	return certs[0].SerialNumber, nil
+}
+
+// StopAll stops every replica: the Deployment scaled to 0 and its pods
+// gone, or the host processes stopped.
+func (c *InCluster) StopAll(ctx context.Context) {
+	GinkgoHelper()
+	if !c.pods {
+		for _, r := range c.hosts {
+			r.proc.Stop(30 * time.Second)
+		}
+		return
+	}
+	c.env.MustKubectl(ctx, "scale", "deployment", Deployment, "-n", OperatorNamespace, "--replicas=0")
+	Eventually(func(g Gomega) {
+		list := &corev1.PodList{}
+		g.Expect(c.env.Client.List(ctx, list, client.InNamespace(OperatorNamespace), operatorPods)).To(Succeed())
+		g.Expect(list.Items).To(BeEmpty())
+	}).WithContext(ctx).Should(Succeed(), "the operator's pods did not go")
+}
+
+// StartAll brings every replica back after StopAll and waits until each
+// one's webhook server answers.
+func (c *InCluster) StartAll(ctx context.Context) {
+	GinkgoHelper()
+	if c.pods {
+		dep := &appsv1.Deployment{}
+		Expect(c.env.Client.Get(ctx, client.ObjectKey{Namespace: OperatorNamespace, Name: Deployment}, dep)).To(Succeed())
+		if dep.Spec.Replicas == nil || *dep.Spec.Replicas != deployedReplicas {
+			c.env.MustKubectl(ctx, "scale", "deployment", Deployment, "-n", OperatorNamespace, fmt.Sprintf("--replicas=%d", deployedReplicas))
+		}
+	}
+	c.ExpectReplicasRun(ctx)
+	c.ExpectWebhookAnswers(ctx)
+}
+
+// ExpectWebhookAnswers waits, when the operator serves the webhook, until
+// the API server gets answers from it: it sends a Redis (a server-side dry
+// run, which stores nothing) until its count of the webhook's answered
+// calls goes up. Until then, failurePolicy Ignore admits what the webhook
+// would refuse: a pod's endpoint reaches the Service a moment after the
+// pod is Ready, and a host process listens a moment after it starts.
+func (c *InCluster) ExpectWebhookAnswers(ctx context.Context) {
+	GinkgoHelper()
+	if c.Chapter < AdmissionChapter {
+		return
+	}
+	Eventually(func(g Gomega) {
+		before, err := c.env.webhookAnswers(ctx)
+		g.Expect(err).NotTo(HaveOccurred())
+		_, err = c.env.Apply(ctx, RedisManifest(OperatorNamespace, "webhook-probe", 1), "--dry-run=server")
+		g.Expect(err).NotTo(HaveOccurred())
+		after, err := c.env.webhookAnswers(ctx)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(after).To(BeNumerically(">", before), "the API server got no answer from the webhook")
+	}).WithContext(ctx).WithPolling(time.Second).Should(Succeed())
+}
+
+// webhookAnswers is the API server's count of the calls to the webhook
+// that it got an answer to (apiserver_admission_webhook_request_total
+// with code 200); 0 before the first.
+func (e *Env) webhookAnswers(ctx context.Context) (float64, error) {
+	out, err := e.Kubectl.Run(ctx, "get", "--raw", "/metrics")
+	if err != nil {
+		return 0, err
+	}
+	m, err := promtext.Parse(strings.NewReader(out))
+	if err != nil {
+		return 0, err
+	}
+	n, err := m.Sum("apiserver_admission_webhook_request_total", func(l map[string]string) bool {
+		return l["name"] == WebhookName && l["code"] == "200"
+	})
+	if err != nil { // not exported before the first call
+		return 0, nil
+	}
+	return n, nil
+}
+
+// Freeze stops every replica's process without ending it (SIGSTOP), or,
+// with freeze false, lets them run again (SIGCONT). A frozen replica's
+// kernel still accepts connections on its ports, but nothing answers:
+// a webhook that hangs.
+func (c *InCluster) Freeze(ctx context.Context, freeze bool) error {
+	replicas, err := c.Replicas(ctx)
+	if err != nil {
+		return err
+	}
+	sig, name := syscall.SIGSTOP, "STOP"
+	if !freeze {
+		sig, name = syscall.SIGCONT, "CONT"
+	}
+	for _, r := range replicas {
+		if !c.pods {
+			GinkgoWriter.Printf("$ kill -%s %d   # %s\n", name, r.proc.Pid(), r.Name)
+			if err := syscall.Kill(r.proc.Pid(), sig); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := c.signalContainer(ctx, r, name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SetFailurePolicy sets the webhook's failurePolicy (Ignore or Fail).
+func (e *Env) SetFailurePolicy(ctx context.Context, policy string) {
+	GinkgoHelper()
+	e.MustKubectl(ctx, "patch", "validatingwebhookconfiguration", WebhookConfiguration, "--type=json",
+		"-p", fmt.Sprintf(`[{"op":"replace","path":"/webhooks/0/failurePolicy","value":%q}]`, policy))
+}
