@@ -56,9 +56,8 @@ func SetupWebhookWithManager(mgr ctrl.Manager) error {
 // ValidateCreate refuses a Redis whose pod names are taken by pods that no
 // Redis of its name controls, naming them: the API server answers the
 // create with "admission webhook ... denied the request:" and the error's
-// text. A name held by a pod that is
-// going away is only a warning: the operator creates its own pod once the
-// name is free.
+// text. A name held by a pod that is going away is only a warning: the
+// operator creates its own pod once the name is free.
 func (v *RedisValidator) ValidateCreate(ctx context.Context, redis *myappv1.Redis) (admission.Warnings, error) {
 	taken, warnings := v.podsInTheWay(ctx, redis, 0, redis.Spec.Replicas)
 	if len(taken) == 0 {
