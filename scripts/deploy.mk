@@ -98,6 +98,10 @@ undeploy: ## Delete what make deploy applied, but not the CRD: every Redis and i
 	$(if $(WEBHOOK),@$(with_kubeconfig) $(KUBECTL_CMD) delete -f config/webhook/manifests.yaml --ignore-not-found # first: no webhook without its operator)
 	@$(with_kubeconfig) $(KUBECTL_CMD) delete -k config/default --ignore-not-found
 
+.PHONY: wait-webhook
+wait-webhook: ## Wait until the API server gets answers from the webhook (make deploy does it, where pods serve the webhook).
+	@$(with_kubeconfig) $(wait_for_webhook)
+
 .PHONY: rotate-webhook-cert
 rotate-webhook-cert: ## Replace the webhook's serving certificate (the CA stays) and its Secret; the operator reloads it, with no restart.
 	@test -f $(DEPLOY_DIR)/kustomization.yaml || { echo "error: nothing deployed from here; run make deploy first" >&2; exit 2; }

@@ -107,19 +107,6 @@ func Rotate(o Options) error {
 	return issue(o, ca, caKey)
 }
 
-// Serial returns the serial number of the serving certificate in dir.
-func Serial(dir string) (*big.Int, error) {
-	data, err := os.ReadFile(filepath.Join(dir, CertFile))
-	if err != nil {
-		return nil, err
-	}
-	cert, err := parseCert(data)
-	if err != nil {
-		return nil, err
-	}
-	return cert.SerialNumber, nil
-}
-
 func newCA(o Options) (*x509.Certificate, crypto.Signer, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {

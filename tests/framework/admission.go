@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/big"
 	"net"
-	"strings"
 	"syscall"
 	"time"
 
@@ -15,8 +14,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	"example.com/redis-operator/internal/promtext"
 )
 
 // What config/webhook deploys (chapter 10 on), by name.
@@ -89,50 +86,19 @@ func (c *InCluster) StartAll(ctx context.Context) {
 		}
 	}
 	c.ExpectReplicasRun(ctx)
-	c.ExpectWebhookAnswers(ctx)
+	Expect(c.waitForWebhook(ctx)).To(Succeed())
 }
 
-// ExpectWebhookAnswers waits, when the operator serves the webhook, until
-// the API server gets answers from it: it sends a Redis (a server-side dry
-// run, which stores nothing) until its count of the webhook's answered
-// calls goes up. Until then, failurePolicy Ignore admits what the webhook
-// would refuse: a pod's endpoint reaches the Service a moment after the
-// pod is Ready, and a host process listens a moment after it starts.
-func (c *InCluster) ExpectWebhookAnswers(ctx context.Context) {
-	GinkgoHelper()
+// waitForWebhook runs `make wait-webhook`, when the operator serves the
+// webhook: it waits until the API server gets answers from it. Until
+// then, failurePolicy Ignore admits what the webhook would refuse: a pod's
+// endpoint reaches the Service a moment after the pod is Ready, and a
+// host process listens a moment after it starts.
+func (c *InCluster) waitForWebhook(ctx context.Context) error {
 	if c.Chapter < AdmissionChapter {
-		return
+		return nil
 	}
-	Eventually(func(g Gomega) {
-		before, err := c.env.webhookAnswers(ctx)
-		g.Expect(err).NotTo(HaveOccurred())
-		_, err = c.env.Apply(ctx, RedisManifest(OperatorNamespace, "webhook-probe", 1), "--dry-run=server")
-		g.Expect(err).NotTo(HaveOccurred())
-		after, err := c.env.webhookAnswers(ctx)
-		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(after).To(BeNumerically(">", before), "the API server got no answer from the webhook")
-	}).WithContext(ctx).WithPolling(time.Second).Should(Succeed())
-}
-
-// webhookAnswers is the API server's count of the calls to the webhook
-// that it got an answer to (apiserver_admission_webhook_request_total
-// with code 200); 0 before the first.
-func (e *Env) webhookAnswers(ctx context.Context) (float64, error) {
-	out, err := e.Kubectl.Run(ctx, "get", "--raw", "/metrics")
-	if err != nil {
-		return 0, err
-	}
-	m, err := promtext.Parse(strings.NewReader(out))
-	if err != nil {
-		return 0, err
-	}
-	n, err := m.Sum("apiserver_admission_webhook_request_total", func(l map[string]string) bool {
-		return l["name"] == WebhookName && l["code"] == "200"
-	})
-	if err != nil { // not exported before the first call
-		return 0, nil
-	}
-	return n, nil
+	return c.env.make(ctx, "wait-webhook")
 }
 
 // Freeze stops every replica's process without ending it (SIGSTOP), or,

@@ -89,7 +89,6 @@ func NewInClusterSuite(chapter int) *Env {
 		env.setupCluster(ctx)
 		env.InCluster = &InCluster{env: env, Chapter: env.operatorChapter(), pods: env.Cluster.Name() != cluster.Local}
 		Expect(env.InCluster.Deploy(ctx)).To(Succeed())
-		env.InCluster.ExpectWebhookAnswers(ctx)
 	}, NodeTimeout(SetupTimeout))
 	AfterSuite(func(ctx SpecContext) { env.Teardown(ctx) }, NodeTimeout(SetupTimeout))
 	return env
@@ -99,7 +98,8 @@ func NewInClusterSuite(chapter int) *Env {
 func (c *InCluster) Pods() bool { return c.pods }
 
 // Deploy runs `make deploy` for the suite's chapter and waits until the
-// replicas run.
+// replicas run and, from chapter 10 on, the API server reaches their
+// webhook.
 func (c *InCluster) Deploy(ctx context.Context) error {
 	args := []string{"deploy", "OPERATOR_CHAPTER=" + strconv.Itoa(c.Chapter)}
 	if !c.pods {
@@ -119,10 +119,13 @@ func (c *InCluster) Deploy(ctx context.Context) error {
 	if err := c.env.make(ctx, args...); err != nil {
 		return err
 	}
-	if !c.pods {
-		return c.startHosts(ctx)
+	if c.pods { // make deploy waited for the webhook
+		return nil
 	}
-	return nil
+	if err := c.startHosts(ctx); err != nil {
+		return err
+	}
+	return c.waitForWebhook(ctx)
 }
 
 // Undeploy runs `make undeploy` (on the local backend, after stopping
