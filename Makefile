@@ -208,6 +208,10 @@ test-chapter: check-chapter-1 $(GINKGO) build cluster-up ## Run chapter N's end-
 test-chapters: $(GINKGO) build cluster-up ## Run every chapter's end-to-end suite.
 	@$(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(GINKGO) $(GINKGO_FLAGS) $(addprefix tests/chapter,$(shell seq -f %02g 1 $(LATEST_CHAPTER)))
 
+.PHONY: test-faults
+test-faults: $(GINKGO) build cluster-up ## Crash the latest chapter's operator after each of its writes in turn; every run must end as the run without a crash does.
+	@$(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(GINKGO) $(GINKGO_FLAGS) --label-filter=crash-sweep tests/chapter$(shell printf %02d $(LATEST_CHAPTER))
+
 .PHONY: bench
 bench: build cluster-up install ## Benchmark chapters 5, 7 and 8 against a StatefulSet and a ReplicaSet (BENCH_SAMPLES, BENCH_N, BENCH_UNRELATED_PODS, BENCH_FLAGS); table on stdout, samples in _output/bench/.
 	@go build -o $(BIN)/bench ./scripts/bench

@@ -27,6 +27,7 @@ import (
 	ch08 "example.com/redis-operator/chapters/08-at-scale"
 	ch09 "example.com/redis-operator/chapters/09-in-cluster"
 	ch10 "example.com/redis-operator/chapters/10-admission"
+	ch11 "example.com/redis-operator/chapters/11-faults"
 )
 
 // Chapter is one chapter of the course and the entry point of its package.
@@ -48,6 +49,7 @@ var Chapters = []Chapter{
 	{8, "at-scale", ch08.NewManager},
 	{9, "in-cluster", ch09.NewManager},
 	{10, "admission", ch10.NewManager},
+	{11, "faults", ch11.NewManager},
 }
 
 // Latest is the last chapter, which runs unless another is asked for.

@@ -27,6 +27,8 @@ type OperatorOptions struct {
 	LogPath string
 	// Args are more flags, after the ones StartOperator sets.
 	Args []string
+	// Env is more environment, after OPERATOR_CHAPTER.
+	Env []string
 }
 
 // Operator is bin/operator running one chapter, with its metrics and
@@ -71,10 +73,10 @@ func StartOperator(ctx context.Context, o OperatorOptions) (*Operator, error) {
 		"--metrics-bind-address", addrs[0],
 		"--health-probe-bind-address", addrs[1],
 	}, o.Args...)
-	env := "OPERATOR_CHAPTER=" + strconv.Itoa(o.Chapter)
-	fmt.Fprintf(logf, "==== %s starting %s bin/%s %s\n", time.Now().Format(time.RFC3339), env, filepath.Base(o.Binary), strings.Join(args, " "))
+	env := append([]string{"OPERATOR_CHAPTER=" + strconv.Itoa(o.Chapter)}, o.Env...)
+	fmt.Fprintf(logf, "==== %s starting %s bin/%s %s\n", time.Now().Format(time.RFC3339), strings.Join(env, " "), filepath.Base(o.Binary), strings.Join(args, " "))
 	cmd := exec.Command(o.Binary, args...)
-	cmd.Env = append(os.Environ(), env)
+	cmd.Env = append(os.Environ(), env...)
 	p, err := Start(cmd, logf)
 	if err != nil {
 		return nil, err

@@ -68,6 +68,14 @@ func (p *Process) Stop(grace time.Duration) {
 	}
 }
 
+// Signal sends sig to the process, if it still runs.
+func (p *Process) Signal(sig os.Signal) error {
+	if !p.Running() {
+		return fmt.Errorf("process %d has exited", p.Pid())
+	}
+	return p.cmd.Process.Signal(sig)
+}
+
 // Kill sends SIGKILL and waits for the process to exit.
 func (p *Process) Kill() {
 	if !p.Running() {

@@ -54,6 +54,12 @@ type Env struct {
 	// InCluster is the operator deployed in the cluster, in the suites of
 	// chapter 9 on (NewInClusterSuite); Operator is nil then.
 	InCluster *InCluster
+	// operatorRole is the role file that the operator's ServiceAccount is
+	// bound to, deleted at the end of the suite.
+	operatorRole string
+	// specsRunOperator is set when each spec starts and stops the
+	// operator itself (NewFaultSuite): nothing else starts it then.
+	specsRunOperator bool
 	// failed is set when a spec failed, so that the cluster's logs are
 	// exported once when the suite ends.
 	failed bool
@@ -81,6 +87,10 @@ func RunSuite(t *testing.T, env *Env, title string) {
 // against its own (`make prove-chapter N`).
 var Lesson = Label("lesson")
 
+// CrashSweep labels the spec that crashes the operator after each of its
+// writes in turn (`make test-faults` runs it alone).
+var CrashSweep = Label("crash-sweep")
+
 // LessonMark starts the step that LessonStep writes into a spec's report.
 const LessonMark = "Lesson: "
 
@@ -95,6 +105,15 @@ func LessonStep(text string) {
 }
 
 func (e *Env) setup(ctx context.Context) {
+	e.prepareOperator(ctx)
+	By(fmt.Sprintf("starting the chapter %d operator as that ServiceAccount (log: %s)", e.Operator.Chapter, e.Operator.LogPath))
+	Expect(e.Operator.Start(ctx)).To(Succeed())
+}
+
+// prepareOperator connects to the cluster, installs the CRD, builds the
+// operator if OPERATOR_BIN does not name it, and gives it a ServiceAccount
+// of its own; it does not start it.
+func (e *Env) prepareOperator(ctx context.Context) {
 	e.setupCluster(ctx)
 	root := RepoRoot()
 	chapter := e.Chapter
@@ -111,6 +130,7 @@ func (e *Env) setup(ctx context.Context) {
 	if operatorChapter != 0 {
 		role, err := ChapterRole(root, operatorChapter)
 		Expect(err).NotTo(HaveOccurred())
+		e.operatorRole = role
 		By(fmt.Sprintf("making a ServiceAccount bound only to chapter %d's role (%s)", operatorChapter, role))
 		Expect(e.ServiceAccountKubeconfig(ctx, role, operatorKubeconfig)).To(Succeed())
 	}
@@ -122,8 +142,6 @@ func (e *Env) setup(ctx context.Context) {
 		LogPath:    filepath.Join(root, "_output", "logs", fmt.Sprintf("chapter%02d-operator.log", chapter)),
 	}
 	_ = os.Remove(e.Operator.LogPath)
-	By(fmt.Sprintf("starting the chapter %d operator as that ServiceAccount (log: %s)", operatorChapter, e.Operator.LogPath))
-	Expect(e.Operator.Start(ctx)).To(Succeed())
 }
 
 // setupCluster sets the suite's timing, connects to the cluster and
@@ -197,10 +215,18 @@ func (e *Env) Teardown(ctx context.Context) {
 		return
 	}
 	e.CollectClusterLogs(ctx)
-	if e.Operator.Running() {
+	// The suites after this one, and `make try-it`, must not meet its
+	// objects; those of a suite whose specs stop the operator go without it.
+	if e.Operator.Running() || e.specsRunOperator {
 		e.WaitForOtherNamespacesGone(ctx, "")
 	}
 	Expect(e.Operator.Stop()).To(Succeed())
+	// The role was applied server-side; `make deploy` (a chapter 9 Try it
+	// after the suites) applies its own client-side, and kubectl warns
+	// about an object it did not make.
+	if e.operatorRole != "" {
+		e.MustKubectl(ctx, "delete", "-f", e.operatorRole, "--ignore-not-found")
+	}
 }
 
 // MustKubectl runs kubectl and fails the spec if it fails.
@@ -232,7 +258,7 @@ func (e *Env) NewNamespace(ctx context.Context) string {
 		}
 		// A Redis keeps its finalizers until a running operator of a
 		// finalizer chapter removes them; make sure one runs.
-		if e.Operator != nil && !e.Operator.Running() {
+		if e.Operator != nil && !e.specsRunOperator && !e.Operator.Running() {
 			Expect(e.Operator.Start(ctx)).To(Succeed())
 		}
 		// The namespace controller takes a few seconds; the next spec does

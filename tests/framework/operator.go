@@ -7,7 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -30,7 +32,14 @@ type Operator struct {
 	// token bound to the chapter's generated role, never the admin's.
 	Kubeconfig string
 	LogPath    string
-	proc       *proc.Operator
+	// Env is more environment for every start, e.g. ENABLE_WEBHOOKS=false.
+	Env []string
+
+	mu   sync.Mutex
+	proc *proc.Operator
+	// The supervisor of StartSupervised, and what it saw.
+	stopSupervisor, supervisorDone chan struct{}
+	exits                          []error
 }
 
 // The ServiceAccount the operator runs as in the suites, and its namespace.
@@ -130,27 +139,112 @@ func (e *Env) tokenKubeconfig(ctx context.Context, ns, name, path string) error 
 // Chapter 0 is no operator at all: the CRD alone, which is what chapter
 // 1's lesson specs must fail against.
 func (o *Operator) Start(ctx context.Context) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.start(ctx, nil)
+}
+
+// start starts the operator with more environment; o.mu is held.
+func (o *Operator) start(ctx context.Context, env []string) error {
 	if o.Chapter == 0 {
 		GinkgoWriter.Println("chapter 0: no operator runs")
 		return nil
 	}
+	if o.proc != nil && o.proc.Running() {
+		return fmt.Errorf("the chapter %d operator runs already (pid %d): two would fight over the same objects", o.Chapter, o.proc.Pid())
+	}
+	env = append(slices.Clip(o.Env), env...)
 	p, err := proc.StartOperator(ctx, proc.OperatorOptions{
-		Binary: o.Binary, Chapter: o.Chapter, Kubeconfig: o.Kubeconfig, LogPath: o.LogPath, Args: verbosityArgs,
+		Binary: o.Binary, Chapter: o.Chapter, Kubeconfig: o.Kubeconfig, LogPath: o.LogPath, Args: verbosityArgs, Env: env,
 	})
 	if err != nil {
 		return err
 	}
 	o.proc = p
-	GinkgoWriter.Printf("$ OPERATOR_CHAPTER=%d bin/operator %s\n", o.Chapter, strings.Join(p.Args, " "))
+	GinkgoWriter.Printf("$ OPERATOR_CHAPTER=%d %sbin/operator %s\n", o.Chapter, strings.Join(append(env, ""), " "), strings.Join(p.Args, " "))
 	return nil
 }
 
-// Running reports whether the operator process is alive.
-func (o *Operator) Running() bool { return o.proc != nil && o.proc.Running() }
+// StartSupervised starts the operator with env added to its environment,
+// and from then on restarts it at once whenever it exits by itself, with
+// restartEnv instead: as the kubelet restarts a container, but with no
+// back-off. Stop ends the supervision; Exits says what ended each run.
+func (o *Operator) StartSupervised(ctx context.Context, env, restartEnv []string) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if err := o.start(ctx, env); err != nil {
+		return err
+	}
+	o.exits = nil
+	stop, done := make(chan struct{}), make(chan struct{})
+	o.stopSupervisor, o.supervisorDone = stop, done
+	go func() {
+		defer close(done)
+		for {
+			o.mu.Lock()
+			p := o.proc
+			o.mu.Unlock()
+			select {
+			case <-stop:
+				return
+			case <-p.Done():
+			}
+			o.mu.Lock()
+			select {
+			case <-stop:
+				o.mu.Unlock()
+				return
+			default:
+			}
+			o.exits = append(o.exits, p.Err())
+			GinkgoWriter.Printf("the operator exited (%v); restarting it\n", p.Err())
+			err := o.start(context.Background(), restartEnv)
+			o.mu.Unlock()
+			if err != nil {
+				GinkgoWriter.Printf("restarting the operator: %v\n", err)
+				return
+			}
+		}
+	}()
+	return nil
+}
 
-// Stop stops the operator gracefully and waits for it to exit.
+// Exits lists why each run of a supervised operator ended, in order; the
+// one Stop ends is not among them.
+func (o *Operator) Exits() []error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return slices.Clone(o.exits)
+}
+
+// Signal sends sig to the operator's process.
+func (o *Operator) Signal(sig os.Signal) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.proc == nil {
+		return fmt.Errorf("the chapter %d operator was not started", o.Chapter)
+	}
+	return o.proc.Signal(sig)
+}
+
+// Running reports whether the operator process is alive.
+func (o *Operator) Running() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.proc != nil && o.proc.Running()
+}
+
+// Stop stops the operator gracefully (and its supervisor, if any) and
+// waits for it to exit.
 func (o *Operator) Stop() error {
-	if o.proc != nil {
+	if o.stopSupervisor != nil {
+		close(o.stopSupervisor)
+		<-o.supervisorDone
+		o.stopSupervisor, o.supervisorDone = nil, nil
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.proc != nil && o.proc.Running() {
 		GinkgoWriter.Printf("stopping the chapter %d operator\n", o.Chapter)
 		o.proc.Stop(30 * time.Second)
 	}
@@ -179,10 +273,13 @@ func (o *Operator) metric(ctx context.Context, family string, match func(map[str
 	if o.Chapter == 0 {
 		return 0, fmt.Errorf("no operator runs (chapter 0)")
 	}
-	if o.proc == nil {
+	o.mu.Lock()
+	p := o.proc
+	o.mu.Unlock()
+	if p == nil {
 		return 0, fmt.Errorf("the chapter %d operator was not started", o.Chapter)
 	}
-	m, err := promtext.Scrape(ctx, o.proc.MetricsURL)
+	m, err := promtext.Scrape(ctx, p.MetricsURL)
 	if err != nil {
 		return 0, err
 	}

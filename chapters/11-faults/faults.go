@@ -1,0 +1,337 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+)
+
+// Fault injection. Three environment variables, which production never
+// sets, make the operator's own process misbehave in the ways that find
+// the bugs of a controller (Sieve, OSDI '22; Acto, SOSP '23): a crash
+// between two writes, a write the API server refuses, a cache that is
+// behind. The chapter 11 suite sets them; so can you, see the README.
+const (
+	// EnvCrashAfterWrite is a number N: the operator logs each write it
+	// makes (a create, update, patch or delete, of an object or of its
+	// status) with its number, and exits with CrashExitCode right after
+	// the N-th, whatever the API server answered. 0 logs and never exits:
+	// that is how a run counts its writes.
+	EnvCrashAfterWrite = "FAULT_CRASH_AFTER_WRITE"
+	// EnvConflictOnce, set to true, answers each write with 409 Conflict,
+	// as a write that lost a race would be, the first time it is made: it
+	// is not sent. The same write made again (the same verb, object and,
+	// for a patch, the same patch) goes through. A reconciler that drops
+	// the error of a write, instead of returning it to be retried, is left
+	// with that write never made.
+	EnvConflictOnce = "FAULT_CONFLICT_ONCE"
+	// EnvStalePods, set to true, lets two signals hold the pod watch:
+	// after SIGUSR1 the cache keeps the pods as they were and no pod event
+	// arrives; after SIGUSR2 the events held come through, in order, as
+	// they would from an informer that catches up.
+	EnvStalePods = "FAULT_STALE_PODS"
+
+	// CrashExitCode is the status the operator exits with when it crashes
+	// on purpose.
+	CrashExitCode = 3
+)
+
+// faults are the faults the environment asks for.
+type faults struct {
+	crashAfter   int // -1: none
+	conflictOnce bool
+	stalePods    bool
+}
+
+// faultsFromEnv reads the faults from the environment; an invalid value is
+// an error, never a fault silently left out.
+func faultsFromEnv() (faults, error) {
+	f := faults{crashAfter: -1}
+	number := func(name string, min int) (int, error) {
+		n, err := strconv.Atoi(os.Getenv(name))
+		if err != nil || n < min {
+			return 0, fmt.Errorf("%s must be a whole number from %d, got %q", name, min, os.Getenv(name))
+		}
+		return n, nil
+	}
+	var err error
+	if os.Getenv(EnvCrashAfterWrite) != "" {
+		if f.crashAfter, err = number(EnvCrashAfterWrite, 0); err != nil {
+			return f, err
+		}
+	}
+	for name, b := range map[string]*bool{EnvConflictOnce: &f.conflictOnce, EnvStalePods: &f.stalePods} {
+		if v := os.Getenv(name); v != "" {
+			if *b, err = strconv.ParseBool(v); err != nil {
+				return f, fmt.Errorf("%s must be true or false, got %q", name, v)
+			}
+		}
+	}
+	return f, nil
+}
+
+func (f faults) writes() bool { return f.crashAfter >= 0 || f.conflictOnce }
+
+// apply sets the manager's options for the faults: a client whose writes
+// go through a writeFaults, and pod informers behind a watchGate. It
+// returns the gate (nil without FAULT_STALE_PODS).
+func (f faults) apply(opts *ctrl.Options) *watchGate {
+	log := ctrl.Log.WithName("faults")
+	if f.writes() {
+		w := &writeFaults{faults: f, exit: os.Exit}
+		opts.NewClient = func(cfg *rest.Config, o client.Options) (client.Client, error) {
+			c, err := client.NewWithWatch(cfg, o)
+			if err != nil {
+				return nil, err
+			}
+			return interceptor.NewClient(c, w.funcs()), nil
+		}
+		log.Info("Fault injection on: writes", "crashAfterWrite", f.crashAfter, "conflictOnce", f.conflictOnce)
+	}
+	if !f.stalePods {
+		return nil
+	}
+	gate := newWatchGate()
+	opts.Cache.NewInformer = func(lw toolscache.ListerWatcher, obj runtime.Object, resync time.Duration, indexers toolscache.Indexers) toolscache.SharedIndexInformer {
+		if _, ok := obj.(*corev1.Pod); ok {
+			lw = &gatedListWatch{ListerWatcherWithContext: toolscache.ToListerWatcherWithContext(lw), gate: gate}
+		}
+		return toolscache.NewSharedIndexInformer(lw, obj, resync, indexers)
+	}
+	log.Info("Fault injection on: SIGUSR1 holds the pod watch, SIGUSR2 lets it go on")
+	return gate
+}
+
+// holdOnSignals is a runnable that holds the gate's watches on SIGUSR1 and
+// lets them go on SIGUSR2. The signals are caught from now on, so that one
+// sent before the manager starts does not end the process.
+func holdOnSignals(gate *watchGate) manager.RunnableFunc {
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, syscall.SIGUSR1, syscall.SIGUSR2)
+	return func(ctx context.Context) error {
+		log := ctrl.Log.WithName("faults")
+		defer signal.Stop(signals)
+		for {
+			select {
+			case <-ctx.Done():
+				return nil
+			case s := <-signals:
+				if s == syscall.SIGUSR1 {
+					gate.hold()
+					log.Info("Pod watch held: the cache keeps the pods as they are now")
+				} else {
+					gate.release()
+					log.Info("Pod watch released: the events held come through")
+				}
+			}
+		}
+	}
+}
+
+// writeFaults counts the writes of a client and injects the faults into
+// them.
+type writeFaults struct {
+	faults
+	mu sync.Mutex
+	n  int
+	// made holds the writes made once, for conflictOnce.
+	made map[string]bool
+	// exit ends the process; a test replaces it.
+	exit func(int)
+}
+
+// write numbers one write, refuses it or sends it with send, logs it and,
+// if it is the one to crash after, exits. For conflictOnce, a patch is the
+// same write as another only if it patches the same way.
+func (w *writeFaults) write(c client.Client, verb string, obj client.Object, patch client.Patch, send func() error) error {
+	w.mu.Lock()
+	defer w.mu.Unlock() // one write at a time: the numbers are the order the API server saw
+	w.n++
+	kind, resource := "unknown", schema.GroupResource{}
+	if gvk, err := c.GroupVersionKindFor(obj); err == nil {
+		kind, resource = gvk.Kind, schema.GroupResource{Group: gvk.Group, Resource: strings.ToLower(gvk.Kind) + "s"}
+		if m, err := c.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version); err == nil {
+			resource = m.Resource.GroupResource()
+		}
+	}
+	key := verb + " " + kind + " " + obj.GetNamespace() + "/" + obj.GetName()
+	if patch != nil {
+		data, err := patch.Data(obj)
+		if err != nil {
+			return err
+		}
+		key += " " + string(data)
+	}
+	var err error
+	if w.conflictOnce && !w.made[key] {
+		if w.made == nil {
+			w.made = map[string]bool{}
+		}
+		w.made[key] = true
+		err = apierrors.NewConflict(resource, obj.GetName(), errors.New("injected by "+EnvConflictOnce))
+	} else {
+		err = send()
+	}
+	log := ctrl.Log.WithName("faults").WithValues("n", w.n, "verb", verb, "kind", kind, "object", obj.GetNamespace()+"/"+obj.GetName())
+	if err != nil {
+		log = log.WithValues("error", err.Error())
+	}
+	log.Info("Write")
+	if w.n == w.crashAfter {
+		log.Info("Crashing after write, as " + EnvCrashAfterWrite + " asks")
+		w.exit(CrashExitCode)
+	}
+	return err
+}
+
+// funcs are the interceptor's functions: every write, of an object or of
+// a subresource (status), goes through write.
+func (w *writeFaults) funcs() interceptor.Funcs {
+	return interceptor.Funcs{
+		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+			return w.write(c, "create", obj, nil, func() error { return c.Create(ctx, obj, opts...) })
+		},
+		Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
+			return w.write(c, "update", obj, nil, func() error { return c.Update(ctx, obj, opts...) })
+		},
+		Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+			return w.write(c, "patch", obj, patch, func() error { return c.Patch(ctx, obj, patch, opts...) })
+		},
+		Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
+			return w.write(c, "delete", obj, nil, func() error { return c.Delete(ctx, obj, opts...) })
+		},
+		DeleteAllOf: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteAllOfOption) error {
+			return w.write(c, "deletecollection", obj, nil, func() error { return c.DeleteAllOf(ctx, obj, opts...) })
+		},
+		SubResourceCreate: func(ctx context.Context, c client.Client, sub string, obj, subObj client.Object, opts ...client.SubResourceCreateOption) error {
+			return w.write(c, "create "+sub, obj, nil, func() error { return c.SubResource(sub).Create(ctx, obj, subObj, opts...) })
+		},
+		SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+			return w.write(c, "update "+sub, obj, nil, func() error { return c.SubResource(sub).Update(ctx, obj, opts...) })
+		},
+		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+			return w.write(c, "patch "+sub, obj, patch, func() error { return c.SubResource(sub).Patch(ctx, obj, patch, opts...) })
+		},
+	}
+}
+
+// watchGate holds watches: while it is held, the events of every watch
+// behind it wait, in order, until it is released.
+type watchGate struct {
+	mu sync.Mutex
+	// open is closed while the gate lets events through.
+	open chan struct{}
+}
+
+func newWatchGate() *watchGate {
+	open := make(chan struct{})
+	close(open)
+	return &watchGate{open: open}
+}
+
+func (g *watchGate) opened() <-chan struct{} {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.open
+}
+
+func (g *watchGate) hold() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	select {
+	case <-g.open:
+		g.open = make(chan struct{})
+	default: // held already
+	}
+}
+
+func (g *watchGate) release() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	select {
+	case <-g.open: // open already
+	default:
+		close(g.open)
+	}
+}
+
+// gatedListWatch is an informer's list and watch whose watch events pass
+// through a gate. The list is not held: an informer lists when it starts,
+// before any hold, or when it cannot resume its watch.
+type gatedListWatch struct {
+	toolscache.ListerWatcherWithContext
+	gate *watchGate
+}
+
+// List and Watch make it a ListerWatcher, which an informer is made of.
+func (l *gatedListWatch) List(opts metav1.ListOptions) (runtime.Object, error) {
+	return l.ListWithContext(context.Background(), opts)
+}
+
+func (l *gatedListWatch) Watch(opts metav1.ListOptions) (watch.Interface, error) {
+	return l.WatchWithContext(context.Background(), opts)
+}
+
+func (l *gatedListWatch) WatchWithContext(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	w, err := l.ListerWatcherWithContext.WatchWithContext(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return l.gate.through(w), nil
+}
+
+// through returns a watch whose events are w's, each one passed on only
+// while the gate is open.
+func (g *watchGate) through(w watch.Interface) watch.Interface {
+	gw := &gatedWatch{Interface: w, out: make(chan watch.Event), stop: make(chan struct{})}
+	go func() {
+		defer close(gw.out)
+		for e := range w.ResultChan() {
+			select {
+			case <-g.opened():
+			case <-gw.stop:
+				return
+			}
+			select {
+			case gw.out <- e:
+			case <-gw.stop:
+				return
+			}
+		}
+	}()
+	return gw
+}
+
+type gatedWatch struct {
+	watch.Interface
+	out      chan watch.Event
+	stop     chan struct{}
+	stopOnce sync.Once
+}
+
+func (w *gatedWatch) ResultChan() <-chan watch.Event { return w.out }
+
+func (w *gatedWatch) Stop() {
+	w.stopOnce.Do(func() { close(w.stop) })
+	w.Interface.Stop()
+}

@@ -1,0 +1,155 @@
+package controller
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+)
+
+func TestFaultsFromEnv(t *testing.T) {
+	tests := []struct {
+		crash, conflict, stale string
+		want                   faults
+		wantErr                bool
+	}{
+		{want: faults{crashAfter: -1}},
+		{crash: "0", want: faults{crashAfter: 0}},
+		{crash: "7", conflict: "true", stale: "true", want: faults{crashAfter: 7, conflictOnce: true, stalePods: true}},
+		{crash: "-1", wantErr: true},
+		{crash: "seven", wantErr: true},
+		{conflict: "2", wantErr: true},
+		{stale: "yes please", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Setenv(EnvCrashAfterWrite, tt.crash)
+		t.Setenv(EnvConflictOnce, tt.conflict)
+		t.Setenv(EnvStalePods, tt.stale)
+		got, err := faultsFromEnv()
+		if tt.wantErr {
+			if err == nil {
+				t.Errorf("crash=%q conflict=%q stale=%q: want an error, got %+v", tt.crash, tt.conflict, tt.stale, got)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("crash=%q conflict=%q stale=%q: got %+v, %v; want %+v", tt.crash, tt.conflict, tt.stale, got, err, tt.want)
+		}
+	}
+}
+
+// faultClient is a fake client behind writeFaults, and what it counted.
+func faultClient(t *testing.T, f faults) (client.Client, *writeFaults, *[]int) {
+	t.Helper()
+	var exits []int
+	w := &writeFaults{faults: f, exit: func(code int) { exits = append(exits, code) }}
+	return interceptor.NewClient(fake.NewClientBuilder().Build(), w.funcs()), w, &exits
+}
+
+func pod(name string) *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name}}
+}
+
+// The crash comes right after the N-th write, which the API server got,
+// and only then.
+func TestCrashAfterWrite(t *testing.T) {
+	ctx := context.Background()
+	c, w, exits := faultClient(t, faults{crashAfter: 3})
+	for _, name := range []string{"a", "b"} {
+		if err := c.Create(ctx, pod(name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(*exits) != 0 {
+		t.Fatalf("exited after %d writes", w.n)
+	}
+	if err := c.Delete(ctx, pod("a")); err != nil {
+		t.Fatal(err)
+	}
+	if got := *exits; len(got) != 1 || got[0] != CrashExitCode {
+		t.Fatalf("after the 3rd write: exits %v, want [%d]", got, CrashExitCode)
+	}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: "default", Name: "a"}, &corev1.Pod{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the 3rd write (a delete) did not reach the API server before the crash: get = %v", err)
+	}
+	// A status patch is a write too.
+	if err := c.Status().Patch(ctx, pod("b"), client.MergeFrom(pod("b"))); err != nil {
+		t.Fatal(err)
+	}
+	if w.n != 4 || len(*exits) != 1 {
+		t.Errorf("writes %d, exits %v; want 4 writes and one exit", w.n, *exits)
+	}
+}
+
+// Each write is refused with a Conflict the first time, and never sent;
+// made again, it goes through. A patch made again with other data is
+// another write.
+func TestConflictOnce(t *testing.T) {
+	ctx := context.Background()
+	c, _, exits := faultClient(t, faults{crashAfter: -1, conflictOnce: true})
+	if err := c.Create(ctx, pod("a")); !apierrors.IsConflict(err) {
+		t.Fatalf("first create: %v, want a Conflict", err)
+	}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: "default", Name: "a"}, &corev1.Pod{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("the refused create was sent: get = %v", err)
+	}
+	if err := c.Create(ctx, pod("a")); err != nil {
+		t.Fatalf("the same create again: %v", err)
+	}
+	patch := func(value string) error {
+		p := pod("a")
+		base := p.DeepCopy()
+		p.Labels = map[string]string{"k": value}
+		return c.Patch(ctx, p, client.MergeFrom(base))
+	}
+	for _, step := range []struct {
+		value    string
+		conflict bool
+	}{{"1", true}, {"1", false}, {"2", true}, {"2", false}, {"1", false}} {
+		if err := patch(step.value); apierrors.IsConflict(err) != step.conflict || (err != nil && !step.conflict) {
+			t.Errorf("patch k=%s: %v, want a Conflict: %t", step.value, err, step.conflict)
+		}
+	}
+	if len(*exits) != 0 {
+		t.Errorf("exited: %v", *exits)
+	}
+}
+
+// A held gate keeps a watch's events, in order, until it is released.
+func TestWatchGate(t *testing.T) {
+	gate := newWatchGate()
+	src := watch.NewFake()
+	w := gate.through(src)
+	defer w.Stop()
+	next := func() (string, bool) {
+		select {
+		case e := <-w.ResultChan():
+			return e.Object.(*corev1.Pod).Name, true
+		case <-time.After(200 * time.Millisecond):
+			return "", false
+		}
+	}
+
+	go src.Add(pod("a"))
+	if name, ok := next(); !ok || name != "a" {
+		t.Fatalf("open gate: got %q, %v; want a", name, ok)
+	}
+	gate.hold()
+	go func() { src.Add(pod("b")); src.Delete(pod("b")) }()
+	if name, ok := next(); ok {
+		t.Fatalf("held gate let %q through", name)
+	}
+	gate.release()
+	for _, want := range []string{"b", "b"} {
+		if name, ok := next(); !ok || name != want {
+			t.Fatalf("released gate: got %q, %v; want %s", name, ok, want)
+		}
+	}
+}

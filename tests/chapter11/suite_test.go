@@ -1,0 +1,19 @@
+// Package chapter11 is the end-to-end suite of chapter 11, faults. It
+// runs the operator as a host process, as `make run` does, so that it can
+// crash it after any one of its writes, refuse its writes with 409
+// Conflict and hold its view of the pods, and restart it at once; then it
+// checks, step by step, that the cluster ends as a run without faults
+// does.
+package chapter11
+
+import (
+	"testing"
+
+	"example.com/redis-operator/tests/framework"
+)
+
+var env = framework.NewFaultSuite(11)
+
+func TestChapter11(t *testing.T) {
+	framework.RunSuite(t, env, "Chapter 11: faults")
+}
