@@ -140,6 +140,9 @@ type State struct {
 	UIDs map[string]types.UID `json:"-"`
 }
 
+// withoutUIDs is s as two runs compare it.
+func (s State) withoutUIDs() State { return State{Pods: s.Pods, Status: s.Status} }
+
 // stateOf reads the State of namespace ns, whose Redis is named redis.
 func (e *Env) stateOf(ctx context.Context, ns, redis string) (State, error) {
 	s := State{UIDs: map[string]types.UID{}, Status: "Redis gone"}
@@ -254,7 +257,7 @@ func (e *Env) RunScenario(ctx context.Context, ns string, steps []Step) []State 
 			var err error
 			now, err = e.stateOf(ctx, ns, scenarioRedis)
 			g.Expect(err).NotTo(HaveOccurred())
-			return State{Pods: now.Pods, Status: now.Status}
+			return now.withoutUIDs()
 		}).WithContext(ctx).Should(Equal(State{Pods: step.Want.Pods, Status: step.Want.Status}),
 			"after %q, the namespace is not as it should be", step.Name)
 		for name, uid := range before.UIDs {
