@@ -188,6 +188,14 @@ cluster-tool:
 cluster-down: cluster-tool ## Stop the test cluster (with CLUSTER=auto: the kind and the local one).
 	@$(BIN)/cluster down --state-dir $(LOCAL_CLUSTER_DIR) --env-file $(CLUSTER_ENV)
 
+.PHONY: apiserver-stop
+apiserver-stop: cluster-tool ## Stop the test cluster's kube-apiserver, as an upgrade or a crash would; etcd and the nodes keep running.
+	@$(with_kubeconfig) $(BIN)/cluster stop-apiserver --state-dir $(LOCAL_CLUSTER_DIR)
+
+.PHONY: apiserver-start
+apiserver-start: cluster-tool ## Start again the kube-apiserver that apiserver-stop stopped, as it was, and wait until it answers.
+	@$(with_kubeconfig) $(BIN)/cluster start-apiserver --state-dir $(LOCAL_CLUSTER_DIR)
+
 .PHONY: install
 install: ## Install chapter N's CRD (OPERATOR_CHAPTER or CHAPTER; default the latest) into the test cluster (after cluster-up; else the current KUBECONFIG's).
 	@rm -rf $(CRD_BUILD_DIR) && mkdir -p $(CRD_BUILD_DIR) && cp -R config/crd/. $(CRD_BUILD_DIR)/ && cp -R $(crd_kustomization)/. $(CRD_BUILD_DIR)/

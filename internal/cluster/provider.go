@@ -37,6 +37,14 @@ type Provider interface {
 	// on every node, so that a pod whose pull policy is IfNotPresent runs
 	// it without a registry. ErrNoContainers when the nodes run none.
 	LoadImage(ctx context.Context, path string, out io.Writer) error
+	// StopAPIServer stops the cluster's API server, as an upgrade or a
+	// crash of the control plane would, and returns once it has stopped;
+	// its storage and every other component keep running. StartAPIServer
+	// starts it again as it was and returns once it answers. Chapter 11's
+	// suite restarts the API server with them. ErrUnsupported on the
+	// existing backend.
+	StopAPIServer(ctx context.Context, out io.Writer) error
+	StartAPIServer(ctx context.Context, out io.Writer) error
 }
 
 // ErrNoContainers is LoadImage's error on the local backend: its hollow
@@ -119,6 +127,14 @@ func (p kindProvider) LoadImage(_ context.Context, path string, out io.Writer) e
 	return kindcluster.LoadImage(p.o, path, out)
 }
 
+func (p kindProvider) StopAPIServer(ctx context.Context, out io.Writer) error {
+	return kindcluster.StopAPIServer(ctx, p.o, out)
+}
+
+func (p kindProvider) StartAPIServer(ctx context.Context, out io.Writer) error {
+	return kindcluster.StartAPIServer(ctx, p.o, out)
+}
+
 type localProvider struct {
 	o   localcluster.Options
 	run []string
@@ -153,6 +169,14 @@ func (p localProvider) CollectLogs(context.Context, string) (string, error) {
 
 func (localProvider) LoadImage(context.Context, string, io.Writer) error { return ErrNoContainers }
 
+func (p localProvider) StopAPIServer(ctx context.Context, out io.Writer) error {
+	return localcluster.StopAPIServer(ctx, p.o, out)
+}
+
+func (p localProvider) StartAPIServer(ctx context.Context, out io.Writer) error {
+	return localcluster.StartAPIServer(ctx, p.o, out)
+}
+
 type existingProvider struct{ kubeconfig string }
 
 func (existingProvider) Name() string { return Existing }
@@ -171,6 +195,12 @@ func (p existingProvider) Check(context.Context) error {
 func (p existingProvider) KubeconfigPath() string { return p.kubeconfig }
 
 func (existingProvider) CollectLogs(context.Context, string) (string, error) { return "", nil }
+
+// errNotOurs is the existing backend's answer to stopping its API server.
+var errNotOurs = fmt.Errorf("CLUSTER=existing: this project does not stop or start your cluster's API server: %w", errors.ErrUnsupported)
+
+func (existingProvider) StopAPIServer(context.Context, io.Writer) error  { return errNotOurs }
+func (existingProvider) StartAPIServer(context.Context, io.Writer) error { return errNotOurs }
 
 func (existingProvider) LoadImage(context.Context, string, io.Writer) error {
 	return errors.New("CLUSTER=existing: this project cannot reach your cluster's nodes; push the image to a registry they pull from, and set the Deployment's image to it")

@@ -29,12 +29,14 @@ func main() {
 
 func usage(fs *flag.FlagSet) func() {
 	return func() {
-		fmt.Fprintf(fs.Output(), "Usage: %s up|down|status|choose|load-image|run [flags]\n\n", os.Args[0])
+		fmt.Fprintf(fs.Output(), "Usage: %s up|down|status|choose|load-image|stop-apiserver|start-apiserver|run [flags]\n\n", os.Args[0])
 		fmt.Fprintln(fs.Output(), "  up      start the cluster (or reuse a running one) and print its KUBECONFIG")
 		fmt.Fprintln(fs.Output(), "  down    stop the cluster (with auto: every backend's cluster that runs)")
 		fmt.Fprintln(fs.Output(), "  status  say whether the cluster is running")
 		fmt.Fprintln(fs.Output(), "  choose  print the backend CLUSTER resolves to, and why (on stderr)")
 		fmt.Fprintln(fs.Output(), "  load-image  put the image archive --archive on every node (kind only)")
+		fmt.Fprintln(fs.Output(), "  stop-apiserver  stop the cluster's kube-apiserver (etcd and the nodes keep running)")
+		fmt.Fprintln(fs.Output(), "  start-apiserver  start it again as it was, and wait until it answers")
 		fmt.Fprintln(fs.Output(), "  run     keep the local cluster in the foreground until interrupted (what up starts)")
 		fmt.Fprintln(fs.Output(), "\nThe kind backend also reads KIND_CLUSTER_NAME, KIND_CLUSTER_DIR, KIND_NODE_IMAGE,")
 		fmt.Fprintln(fs.Output(), "KIND_OFFLINE_NODE_IMAGE and KIND_API_SERVER_PORT.\n\nFlags:")
@@ -144,6 +146,14 @@ func run() error {
 			return fmt.Errorf("%w (start it with `make cluster-up CLUSTER=%s`)", err, name)
 		}
 		return p.LoadImage(ctx, archive, os.Stderr)
+	case "stop-apiserver", "start-apiserver":
+		if err := p.Check(ctx); err != nil {
+			return fmt.Errorf("%w (start it with `make cluster-up CLUSTER=%s`)", err, name)
+		}
+		if cmd == "stop-apiserver" {
+			return p.StopAPIServer(ctx, os.Stderr)
+		}
+		return p.StartAPIServer(ctx, os.Stderr)
 	case "status":
 		if err := p.Check(ctx); err != nil {
 			return fmt.Errorf("%w (start it with `make cluster-up CLUSTER=%s`)", err, name)

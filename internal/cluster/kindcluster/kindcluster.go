@@ -29,11 +29,14 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/kind/pkg/apis/config/defaults"
 	"sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
 	"sigs.k8s.io/kind/pkg/cluster"
+	"sigs.k8s.io/kind/pkg/cluster/constants"
+	kindnodes "sigs.k8s.io/kind/pkg/cluster/nodes"
 	"sigs.k8s.io/kind/pkg/cluster/nodeutils"
 	kindcmd "sigs.k8s.io/kind/pkg/cmd"
 	kindexec "sigs.k8s.io/kind/pkg/exec"
@@ -144,7 +147,9 @@ func Up(ctx context.Context, o Options, out io.Writer) error {
 		if err := p.ExportKubeConfig(o.Name, o.KubeconfigPath(), false); err != nil {
 			return fmt.Errorf("writing the kubeconfig of kind cluster %q: %w", o.Name, err)
 		}
-		if err := apiserver.WaitReady(ctx, o.KubeconfigPath(), time.Minute); err != nil {
+		// A suite that ended while it had the API server stopped (see
+		// StopAPIServer) left it so.
+		if err := StartAPIServer(ctx, o, out); err != nil {
 			return fmt.Errorf("kind cluster %q exists but does not answer (%w): run `make cluster-down`, then `make cluster-up`", o.Name, err)
 		}
 		same, err := madeWithThisConfig(ctx, o)
@@ -222,7 +227,18 @@ func Config(o Options, ownCNI bool) *v1alpha4.Cluster {
 			// As on production clusters that enforce it: setting
 			// blockOwnerDeletion on a child needs update on the owner's
 			// finalizers subresource. (kubeadm enables NodeRestriction.)
-			"kind: ClusterConfiguration\napiServer:\n  extraArgs:\n    enable-admission-plugins: NodeRestriction,OwnerReferencesPermissionEnforcement",
+			// And stopped (see StopAPIServer), the API server answers 429
+			// with Retry-After until its requests in flight are done, then
+			// closes its connections within 2 s; without it, net/http
+			// waits for the watches until the kubelet kills it, 30 s on.
+			//
+			// One node runs one controller manager and one scheduler, as
+			// on the local backend: nothing to elect. With leader
+			// election, an API server restart would cost each its Lease;
+			// they exit, and the kubelet starts them again with a growing
+			// back-off, during which no pod is scheduled.
+			"kind: ClusterConfiguration\napiServer:\n  extraArgs:\n    enable-admission-plugins: NodeRestriction,OwnerReferencesPermissionEnforcement\n    shutdown-send-retry-after: \"true\"\n" +
+				"controllerManager:\n  extraArgs:\n    leader-elect: \"false\"\nscheduler:\n  extraArgs:\n    leader-elect: \"false\"",
 		},
 	}
 	c.Nodes[0].Labels = map[string]string{ConfigLabel: configHash(c)}
@@ -347,6 +363,76 @@ func LoadImage(o Options, path string, out io.Writer) error {
 		fmt.Fprintf(out, "Loaded %s into node %s\n", path, n.String())
 	}
 	return nil
+}
+
+// The API server is a static pod of the control-plane node, as kubeadm
+// makes it: the kubelet runs what its manifest directory holds. Moving the
+// manifest out stops it; moving it back starts it again, with the same
+// flags, certificates and etcd.
+const (
+	apiserverManifest = "/etc/kubernetes/manifests/kube-apiserver.yaml"
+	apiserverAside    = "/etc/kubernetes/kube-apiserver.yaml.stopped"
+)
+
+// StopAPIServer stops the cluster's API server, as an upgrade or a crash
+// of the control plane would, and returns once its container is gone. etcd
+// and the kubelet keep running; StartAPIServer starts it again.
+func StopAPIServer(ctx context.Context, o Options, out io.Writer) error {
+	node, err := controlPlaneNode(o)
+	if err != nil {
+		return err
+	}
+	if node.CommandContext(ctx, "test", "-e", apiserverAside).Run() == nil {
+		fmt.Fprintln(out, "The kind cluster's kube-apiserver is stopped already")
+		return nil
+	}
+	fmt.Fprintf(out, "Stopping the kind cluster's kube-apiserver (its static pod's manifest moves out of %s)\n", filepath.Dir(apiserverManifest))
+	if err := node.CommandContext(ctx, "mv", apiserverManifest, apiserverAside).Run(); err != nil {
+		return fmt.Errorf("moving the kube-apiserver manifest aside on %s: %w", node, err)
+	}
+	var last string
+	err = wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		ids, err := kindexec.OutputLines(node.CommandContext(ctx, "crictl", "ps", "--quiet", "--name", "^kube-apiserver$"))
+		if err != nil {
+			last = err.Error()
+			return false, nil
+		}
+		last = fmt.Sprintf("containers still running: %v", ids)
+		return len(ids) == 0, nil
+	})
+	if wait.Interrupted(err) && ctx.Err() == nil {
+		return fmt.Errorf("the kubelet of %s did not stop kube-apiserver within 2 minutes (%s)", node, last)
+	}
+	return err
+}
+
+// StartAPIServer starts the API server that StopAPIServer stopped, and
+// returns once it answers. An API server that runs already is left alone.
+func StartAPIServer(ctx context.Context, o Options, out io.Writer) error {
+	node, err := controlPlaneNode(o)
+	if err != nil {
+		return err
+	}
+	if node.CommandContext(ctx, "test", "-e", apiserverAside).Run() == nil {
+		fmt.Fprintln(out, "Starting the kind cluster's kube-apiserver again (its manifest moves back)")
+		if err := node.CommandContext(ctx, "mv", apiserverAside, apiserverManifest).Run(); err != nil {
+			return fmt.Errorf("moving the kube-apiserver manifest back on %s: %w", node, err)
+		}
+	}
+	return apiserver.WaitReady(ctx, o.KubeconfigPath(), 3*time.Minute)
+}
+
+func controlPlaneNode(o Options) (kindnodes.Node, error) {
+	all, err := provider().ListInternalNodes(o.Name)
+	if err != nil {
+		return nil, fmt.Errorf("listing the nodes of kind cluster %q: %w", o.Name, err)
+	}
+	for _, n := range all {
+		if role, err := n.Role(); err == nil && role == constants.ControlPlaneNodeRoleValue {
+			return n, nil
+		}
+	}
+	return nil, fmt.Errorf("kind cluster %q has no control-plane node; `make cluster-up CLUSTER=kind` starts it", o.Name)
 }
 
 // ExportLogs writes kind's logs (per node: journal, kubelet, containerd,

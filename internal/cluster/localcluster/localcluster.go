@@ -12,6 +12,8 @@
 // Run keeps the cluster in the foreground until its context ends. Up starts
 // Run in a detached background process and returns once the cluster is
 // ready, or reuses one that is already running; Down stops it.
+// StopAPIServer and StartAPIServer stop the running cluster's API server and
+// start it again, as an upgrade or a crash of a control plane would.
 package localcluster
 
 import (
@@ -21,6 +23,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -40,13 +43,23 @@ import (
 
 // Files in the state directory. The kubeconfig is the one users export; the
 // pid file names the process that owns the cluster; the ready file appears
-// once every component is up.
+// once every component is up. The API server keeps its certificates in a
+// directory of its own, so that it starts again with the same ones; the
+// stopped file exists while StopAPIServer has it stopped.
 const (
 	KubeconfigFile = "kubeconfig"
 	pidFile        = "cluster.pid"
 	readyFile      = "ready"
 	logFile        = "cluster.log"
 	lockFile       = "up.lock"
+	apiserverDir   = "kube-apiserver"
+	stoppedFile    = "kube-apiserver.stopped"
+)
+
+// The signals that StopAPIServer and StartAPIServer send to Run's process.
+const (
+	stopAPIServerSignal  = syscall.SIGUSR1
+	startAPIServerSignal = syscall.SIGUSR2
 )
 
 // The hollow nodes: room for make bench's 1,000 objects of 3 pods, spread
@@ -72,7 +85,7 @@ func nodeNames() []string {
 // configVersion changes whenever what Run starts changes (its flags, its
 // components), and is written to the ready file: a running cluster that an
 // older checkout started is restarted rather than silently reused.
-const configVersion = "4 (8 nodes of 400 pods; kubelet API QPS 50)"
+const configVersion = "5 (8 nodes of 400 pods; kubelet API QPS 50; API server restartable)"
 
 // Components are the binaries Run needs in BinDir.
 var Components = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubemark"}
@@ -223,10 +236,76 @@ func Down(o Options, progress io.Writer) error {
 	return nil
 }
 
+// StopAPIServer stops the API server of the running cluster and returns
+// once its process has exited. etcd and every other component keep
+// running; StartAPIServer starts it again.
+func StopAPIServer(ctx context.Context, o Options, progress io.Writer) error {
+	pid := o.Running()
+	if pid == 0 {
+		return fmt.Errorf("no local cluster is running in %s", o.StateDir)
+	}
+	stopped := filepath.Join(o.StateDir, stoppedFile)
+	if _, err := os.Stat(stopped); err == nil {
+		fmt.Fprintln(progress, "The local cluster's kube-apiserver is stopped already")
+		return nil
+	}
+	fmt.Fprintf(progress, "Stopping the local cluster's kube-apiserver (pid %d stops it)\n", pid)
+	if err := syscall.Kill(pid, stopAPIServerSignal); err != nil {
+		return fmt.Errorf("asking the local cluster (pid %d) to stop its kube-apiserver: %w", pid, err)
+	}
+	return o.waitFor(ctx, pid, time.Minute, "kube-apiserver to stop", func(context.Context) bool {
+		_, err := os.Stat(stopped)
+		return err == nil
+	})
+}
+
+// StartAPIServer starts the API server that StopAPIServer stopped, with
+// the same flags, port, certificates and storage, and returns once it
+// answers. An API server that runs already is left alone.
+func StartAPIServer(ctx context.Context, o Options, progress io.Writer) error {
+	pid := o.Running()
+	if pid == 0 {
+		return fmt.Errorf("no local cluster is running in %s", o.StateDir)
+	}
+	stopped := filepath.Join(o.StateDir, stoppedFile)
+	if _, err := os.Stat(stopped); err == nil {
+		fmt.Fprintf(progress, "Starting the local cluster's kube-apiserver again (pid %d starts it)\n", pid)
+		if err := syscall.Kill(pid, startAPIServerSignal); err != nil {
+			return fmt.Errorf("asking the local cluster (pid %d) to start its kube-apiserver: %w", pid, err)
+		}
+	}
+	return o.waitFor(ctx, pid, 2*time.Minute, "kube-apiserver to answer", func(ctx context.Context) bool {
+		_, err := os.Stat(stopped)
+		return errors.Is(err, os.ErrNotExist) && apiserver.Ready(ctx, o.KubeconfigPath()) == nil
+	})
+}
+
+// waitFor polls done until it holds, the cluster's process pid exits, or
+// timeout passes; the errors end with the cluster log's last lines.
+func (o Options) waitFor(ctx context.Context, pid int, timeout time.Duration, what string, done func(context.Context) bool) error {
+	logPath := filepath.Join(o.StateDir, logFile)
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		if !alive(pid) {
+			return false, fmt.Errorf("the local cluster (pid %d) exited while waiting for %s; last lines of %s:\n%s", pid, what, logPath, proc.Tail(logPath, 20))
+		}
+		return done(ctx), nil
+	})
+	if wait.Interrupted(err) && ctx.Err() == nil {
+		return fmt.Errorf("waited %s for %s; last lines of %s:\n%s", timeout, what, logPath, proc.Tail(logPath, 20))
+	}
+	return err
+}
+
 // Run starts every component, writes the kubeconfig and the ready file, and
 // keeps the cluster up until ctx ends; then it stops everything and removes
-// what the components left in the temp directory.
+// what the components left in the temp directory. Meanwhile SIGUSR1 stops
+// the API server and SIGUSR2 starts it again (StopAPIServer and
+// StartAPIServer send them).
 func Run(ctx context.Context, o Options) (retErr error) {
+	// Before anything else: these signals' default is to end the process.
+	apiserverSignals := make(chan os.Signal, 1)
+	signal.Notify(apiserverSignals, stopAPIServerSignal, startAPIServerSignal)
+	defer signal.Stop(apiserverSignals)
 	logDir := o.LogDir()
 	if err := os.MkdirAll(logDir, 0o755); err != nil {
 		return err
@@ -242,6 +321,21 @@ func Run(ctx context.Context, o Options) (retErr error) {
 	defer os.Remove(filepath.Join(o.StateDir, readyFile))
 	// A kubeconfig left behind would point at a stopped API server.
 	defer os.Remove(o.KubeconfigPath())
+	stoppedPath := filepath.Join(o.StateDir, stoppedFile)
+	_ = os.Remove(stoppedPath)
+	defer os.Remove(stoppedPath)
+	// A directory of our own rather than envtest's temporary one, which its
+	// Stop deletes: started again, the API server finds its serving
+	// certificate, its client CA and its ServiceAccount signing key there,
+	// and every kubeconfig and token stays valid.
+	certDir := filepath.Join(o.StateDir, apiserverDir)
+	if err := os.RemoveAll(certDir); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(certDir, 0o700); err != nil {
+		return err
+	}
+	defer os.RemoveAll(certDir)
 
 	openLog := func(name string) (*os.File, error) { return os.Create(filepath.Join(logDir, name+".log")) }
 	etcdLog, err := openLog("etcd")
@@ -264,6 +358,7 @@ func Run(ctx context.Context, o Options) (retErr error) {
 		APIServer: &envtest.APIServer{
 			Path: filepath.Join(o.BinDir, "kube-apiserver"),
 			Out:  apiLog, Err: apiLog,
+			CertDir:      certDir,
 			StartTimeout: 2 * time.Minute,
 			StopTimeout:  time.Minute,
 		},
@@ -278,6 +373,11 @@ func Run(ctx context.Context, o Options) (retErr error) {
 	// on a child needs update on the owner's finalizers subresource.
 	api.Set("enable-admission-plugins", "OwnerReferencesPermissionEnforcement")
 	api.Set("endpoint-reconciler-type", "none")
+	// Stopped (see StopAPIServer), it answers 429 with Retry-After until
+	// its requests in flight are done, then closes its connections within
+	// 2 s, as kubeadm's control planes do. Without it, net/http waits up to
+	// the request timeout, a minute, for the watches to end.
+	api.Set("shutdown-send-retry-after", "true")
 
 	log("Starting etcd and kube-apiserver")
 	if err := plane.Start(); err != nil {
@@ -290,7 +390,6 @@ func Run(ctx context.Context, o Options) (retErr error) {
 		}
 	}()
 
-	certDir := plane.APIServer.CertDir
 	caPath := filepath.Join(certDir, "serving-ca.crt")
 	if err := os.WriteFile(caPath, plane.APIServer.CA, 0o644); err != nil {
 		return err
@@ -397,12 +496,53 @@ func Run(ctx context.Context, o Options) (retErr error) {
 	}
 	log("Cluster ready; kubeconfig: " + o.KubeconfigPath())
 
-	select {
-	case <-ctx.Done():
-		log("Shutting down")
+	exited := make(chan *component, len(procs))
+	for _, p := range procs {
+		p.notifyExit(exited)
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			log("Shutting down")
+			return nil
+		case c := <-exited:
+			if err := c.restart(o.BinDir, logDir); err != nil {
+				return err
+			}
+			c.notifyExit(exited)
+		case sig := <-apiserverSignals:
+			if err := toggleAPIServer(plane.APIServer, sig, stoppedPath); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// toggleAPIServer stops the API server or starts it again, as sig asks,
+// and marks which with the stopped file. A signal that asks for what is
+// already so is ignored. The API server starts again with the same flags:
+// envtest keeps its port, and its certificates stay in their directory.
+func toggleAPIServer(api *envtest.APIServer, sig os.Signal, stoppedPath string) error {
+	_, err := os.Stat(stoppedPath)
+	stopped := err == nil
+	switch {
+	case sig == stopAPIServerSignal && !stopped:
+		log("Stopping kube-apiserver (asked with SIGUSR1)")
+		if err := api.Stop(); err != nil {
+			return fmt.Errorf("stopping kube-apiserver: %w", err)
+		}
+		log("kube-apiserver stopped; SIGUSR2 starts it again")
+		return os.WriteFile(stoppedPath, nil, 0o644)
+	case sig == startAPIServerSignal && stopped:
+		log("Starting kube-apiserver again (asked with SIGUSR2)")
+		if err := api.Start(); err != nil {
+			return fmt.Errorf("starting kube-apiserver again: %w", err)
+		}
+		log("kube-apiserver started again")
+		return os.Remove(stoppedPath)
+	default:
+		log(fmt.Sprintf("Ignoring %v: kube-apiserver is %s already", sig, map[bool]string{true: "stopped", false: "running"}[stopped]))
 		return nil
-	case err := <-firstExit(procs):
-		return err
 	}
 }
 
@@ -471,17 +611,27 @@ func saExists(ctx context.Context, cs kubernetes.Interface) bool {
 
 // component is one cluster process that is not managed by envtest.
 type component struct {
-	name    string // also its log file's
-	bin     string // the binary in BinDir, when not name
-	args    []string
-	env     []string
-	logPath string
-	proc    *proc.Process
+	name     string // also its log file's
+	bin      string // the binary in BinDir, when not name
+	args     []string
+	env      []string
+	logPath  string
+	proc     *proc.Process
+	restarts int
 }
+
+// maxRestarts bounds how many times a component that exits once the
+// cluster is ready is started again: more means it cannot run, and the
+// cluster stops with its error.
+const maxRestarts = 5
 
 func (c *component) start(binDir, logDir string) error {
 	c.logPath = filepath.Join(logDir, c.name+".log")
-	out, err := os.Create(c.logPath)
+	flags := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
+	if c.restarts > 0 {
+		flags = os.O_CREATE | os.O_WRONLY | os.O_APPEND // keep why it exited
+	}
+	out, err := os.OpenFile(c.logPath, flags, 0o644)
 	if err != nil {
 		return err
 	}
@@ -498,6 +648,28 @@ func (c *component) start(binDir, logDir string) error {
 func (c *component) stop() {
 	log("Stopping " + c.name)
 	c.proc.Stop(20 * time.Second)
+}
+
+// restart starts again a component that exited once the cluster was
+// ready, as the kubelet restarts a control plane's static pods and systemd
+// a kubelet. They may exit on purpose: kube-scheduler does when its cache
+// and the API server disagree, which an API server restart can cause.
+func (c *component) restart(binDir, logDir string) error {
+	if c.restarts == maxRestarts {
+		return fmt.Errorf("%s exited unexpectedly (%v), after %d restarts; see %s", c.name, c.proc.Err(), c.restarts, c.logPath)
+	}
+	c.restarts++
+	log(fmt.Sprintf("%s exited (%v); starting it again (%d of at most %d); see %s", c.name, c.proc.Err(), c.restarts, maxRestarts, c.logPath))
+	return c.start(binDir, logDir)
+}
+
+// notifyExit sends c on ch when its process exits.
+func (c *component) notifyExit(ch chan<- *component) {
+	p := c.proc
+	go func() {
+		<-p.Done()
+		ch <- c
+	}()
 }
 
 // firstExit reports the first component that exits.

@@ -89,3 +89,27 @@ func TestNodesNotReadyNamesMissingAndNotReadyNodes(t *testing.T) {
 		t.Errorf("nodesNotReady = %v, %v; want %v", got, err, want)
 	}
 }
+
+// A component that exits once the cluster is ready is started again
+// until it has been restarted maxRestarts times; then the error names it.
+func TestComponentRestartsUntilItsLimit(t *testing.T) {
+	logDir := t.TempDir()
+	c := &component{name: "exits-at-once", bin: "true"}
+	if err := c.start("/bin", logDir); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= maxRestarts; i++ {
+		<-c.proc.Done()
+		if err := c.restart("/bin", logDir); err != nil {
+			t.Fatalf("restart %d: %v", i, err)
+		}
+	}
+	<-c.proc.Done()
+	err := c.restart("/bin", logDir)
+	if err == nil || !strings.Contains(err.Error(), "exits-at-once exited unexpectedly") {
+		t.Fatalf("restart %d: got %v, want the component named in an error", maxRestarts+1, err)
+	}
+	if c.restarts != maxRestarts {
+		t.Errorf("restarts = %d, want %d", c.restarts, maxRestarts)
+	}
+}
