@@ -256,8 +256,10 @@ CRD_CHAPTER = $(or $(OPERATOR_CHAPTER),$(CHAPTER))
 crd_kustomization = $(firstword $(wildcard chapters/$(shell printf %02d '$(CRD_CHAPTER)' 2>/dev/null)-*/crd) config/crd)
 CRD_BUILD_DIR := _output/crd
 NO_COLOR ?= $(if $(CI),true,false)
-# A suite that runs longer than this is stuck; Ginkgo then reports where.
-GINKGO_FLAGS ?= -v --timeout=20m --no-color=$(NO_COLOR)
+# A run that takes longer than this is stuck; Ginkgo then reports where.
+# One ginkgo command runs every suite of make test-chapters, and the timeout
+# bounds them together: about 22 minutes on kind with chapter 11.
+GINKGO_FLAGS ?= -v --timeout=60m --no-color=$(NO_COLOR)
 KUBECTL_CMD = $(if $(wildcard $(KUBECTL)),$(KUBECTL),kubectl)
 # bin/prove against the cluster; the targets add --chapter.
 prove = $(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(BIN)/prove --ginkgo $(GINKGO) $(if $(PROVE_TIMEOUT),--eventually-timeout $(PROVE_TIMEOUT))

@@ -29,3 +29,12 @@ var _ = Describe("Writes answered with 409 Conflict", func() {
 		env.ExpectConvergesThroughConflicts(ctx, env.NewNamespace(ctx))
 	})
 })
+
+var _ = Describe("The API server stopped and started again", framework.RestartsAPIServer, func() {
+	It("does not end an operator without leader election: its watches reconnect, and it acts on what changed", func(ctx SpecContext) {
+		env.ExpectRecoversFromAPIServerRestart(ctx, env.NewNamespace(ctx), false)
+	})
+	It("makes an operator with leader election give up its Lease and exit; restarted, it takes the Lease over and acts", func(ctx SpecContext) {
+		env.ExpectRecoversFromAPIServerRestart(ctx, env.NewNamespace(ctx), true)
+	})
+})

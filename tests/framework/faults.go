@@ -213,6 +213,9 @@ type Step struct {
 	// Replaced is the pod the step deletes, which comes back with a new
 	// UID; every other pod that the step does not remove keeps its UID.
 	Replaced string
+	// Wait is how much longer than the suite's Eventually timeout the step
+	// may take, e.g. for a Lease to expire first.
+	Wait time.Duration
 }
 
 // scenarioRedis is the Redis that Scenario makes.
@@ -258,7 +261,7 @@ func (e *Env) RunScenario(ctx context.Context, ns string, steps []Step) []State 
 			now, err = e.stateOf(ctx, ns, scenarioRedis)
 			g.Expect(err).NotTo(HaveOccurred())
 			return now.withoutUIDs()
-		}).WithContext(ctx).Should(Equal(State{Pods: step.Want.Pods, Status: step.Want.Status}),
+		}).WithContext(ctx).WithTimeout(eventuallyTimeout()+step.Wait).Should(Equal(State{Pods: step.Want.Pods, Status: step.Want.Status}),
 			"after %q, the namespace is not as it should be", step.Name)
 		for name, uid := range before.UIDs {
 			if got, ok := now.UIDs[name]; ok && name != step.Replaced {

@@ -91,6 +91,10 @@ var Lesson = Label("lesson")
 // writes in turn (`make test-faults` runs it alone).
 var CrashSweep = Label("crash-sweep")
 
+// RestartsAPIServer labels the specs that stop the cluster's API server
+// and start it again.
+var RestartsAPIServer = Label("apiserver-restart")
+
 // LessonMark starts the step that LessonStep writes into a spec's report.
 const LessonMark = "Lesson: "
 
@@ -147,13 +151,7 @@ func (e *Env) prepareOperator(ctx context.Context) {
 // setupCluster sets the suite's timing, connects to the cluster and
 // installs the CRD.
 func (e *Env) setupCluster(ctx context.Context) {
-	timeout := DefaultEventuallyTimeout
-	if v := os.Getenv("E2E_EVENTUALLY_TIMEOUT"); v != "" {
-		var err error
-		timeout, err = time.ParseDuration(v)
-		Expect(err).NotTo(HaveOccurred(), "E2E_EVENTUALLY_TIMEOUT must be a duration such as 30s")
-	}
-	SetDefaultEventuallyTimeout(timeout)
+	SetDefaultEventuallyTimeout(eventuallyTimeout())
 	SetDefaultEventuallyPollingInterval(PollingInterval)
 	SetDefaultConsistentlyDuration(ConsistentlyWindow)
 	SetDefaultConsistentlyPollingInterval(PollingInterval)
@@ -175,6 +173,19 @@ func (e *Env) setupCluster(ctx context.Context) {
 	// Each chapter installs its own CRD: from chapter 10 on, it has CEL
 	// rules that the chapters before do not.
 	Expect(e.make(ctx, "install", fmt.Sprintf("OPERATOR_CHAPTER=%d", e.operatorChapter()))).To(Succeed())
+}
+
+// eventuallyTimeout is how long Eventually waits: DefaultEventuallyTimeout
+// unless E2E_EVENTUALLY_TIMEOUT says otherwise.
+func eventuallyTimeout() time.Duration {
+	GinkgoHelper()
+	v := os.Getenv("E2E_EVENTUALLY_TIMEOUT")
+	if v == "" {
+		return DefaultEventuallyTimeout
+	}
+	timeout, err := time.ParseDuration(v)
+	Expect(err).NotTo(HaveOccurred(), "E2E_EVENTUALLY_TIMEOUT must be a duration such as 30s")
+	return timeout
 }
 
 // make runs a target of the project's Makefile, as a user types it.

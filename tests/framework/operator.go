@@ -34,11 +34,15 @@ type Operator struct {
 	LogPath    string
 	// Env is more environment for every start, e.g. ENABLE_WEBHOOKS=false.
 	Env []string
+	// Args are more flags for every start, e.g. --leader-elect.
+	Args []string
 
 	mu   sync.Mutex
 	proc *proc.Operator
-	// The supervisor of StartSupervised, and what it saw.
+	// The supervisor of StartSupervised, and what it saw: exits has a lock
+	// of its own, since a start holds mu until the operator is ready.
 	stopSupervisor, supervisorDone chan struct{}
+	exitsMu                        sync.Mutex
 	exits                          []error
 }
 
@@ -71,9 +75,10 @@ func ChapterRole(root string, n int) (string, error) {
 }
 
 // ServiceAccountKubeconfig gives the operator an identity of its own: it
-// applies role (a chapter's generated ClusterRole), a ServiceAccount bound
-// to it and nothing else, and writes to path a kubeconfig with a token of
-// that account for the cluster behind the admin kubeconfig.
+// applies role (a chapter's generated ClusterRole, and from chapter 9 on a
+// Role), a ServiceAccount bound to them and nothing else, and writes to
+// path a kubeconfig with a token of that account for the cluster behind
+// the admin kubeconfig.
 func (e *Env) ServiceAccountKubeconfig(ctx context.Context, role, path string) error {
 	_, err := e.Apply(ctx, fmt.Sprintf(`apiVersion: v1
 kind: Namespace
@@ -93,6 +98,22 @@ metadata:
 roleRef:
   apiGroup: rbac.authorization.k8s.io
   kind: ClusterRole
+  name: %[3]s
+subjects:
+- kind: ServiceAccount
+  namespace: %[1]s
+  name: %[2]s
+---
+# From chapter 9 on, role holds a Role in the operator's namespace too:
+# its Lease, for leader election.
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  namespace: %[1]s
+  name: %[2]s
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: Role
   name: %[3]s
 subjects:
 - kind: ServiceAccount
@@ -155,7 +176,7 @@ func (o *Operator) start(ctx context.Context, env []string) error {
 	}
 	env = append(slices.Clip(o.Env), env...)
 	p, err := proc.StartOperator(ctx, proc.OperatorOptions{
-		Binary: o.Binary, Chapter: o.Chapter, Kubeconfig: o.Kubeconfig, LogPath: o.LogPath, Args: verbosityArgs, Env: env,
+		Binary: o.Binary, Chapter: o.Chapter, Kubeconfig: o.Kubeconfig, LogPath: o.LogPath, Args: append(slices.Clip(verbosityArgs), o.Args...), Env: env,
 	})
 	if err != nil {
 		return err
@@ -165,17 +186,25 @@ func (o *Operator) start(ctx context.Context, env []string) error {
 	return nil
 }
 
+// restartBackOff is how long the supervisor of StartSupervised waits
+// before it tries again to start an operator that exited during start-up
+// (while the API server is down, its preflight fails at once).
+const restartBackOff = time.Second
+
 // StartSupervised starts the operator with env added to its environment,
 // and from then on restarts it at once whenever it exits by itself, with
 // restartEnv instead: as the kubelet restarts a container, but with no
-// back-off. Stop ends the supervision; Exits says what ended each run.
+// back-off after a run and restartBackOff after a failed start. Stop ends
+// the supervision; Exits says what ended each run and each failed start.
 func (o *Operator) StartSupervised(ctx context.Context, env, restartEnv []string) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if err := o.start(ctx, env); err != nil {
 		return err
 	}
+	o.exitsMu.Lock()
 	o.exits = nil
+	o.exitsMu.Unlock()
 	stop, done := make(chan struct{}), make(chan struct{})
 	o.stopSupervisor, o.supervisorDone = stop, done
 	go func() {
@@ -196,14 +225,24 @@ func (o *Operator) StartSupervised(ctx context.Context, env, restartEnv []string
 				return
 			default:
 			}
-			o.exits = append(o.exits, p.Err())
+			o.addExit(p.Err())
 			GinkgoWriter.Printf("the operator exited (%v); restarting it\n", p.Err())
-			err := o.start(context.Background(), restartEnv)
-			o.mu.Unlock()
-			if err != nil {
-				GinkgoWriter.Printf("restarting the operator: %v\n", err)
-				return
+			failed := 0
+			for err := o.start(context.Background(), restartEnv); err != nil; err = o.start(context.Background(), restartEnv) {
+				o.addExit(err)
+				o.mu.Unlock()
+				if failed++; failed == 1 {
+					GinkgoWriter.Printf("restarting the operator: %v\n", err)
+				}
+				GinkgoWriter.Printf("the operator failed to start (%d in a row); trying again in %s\n", failed, restartBackOff)
+				select {
+				case <-stop:
+					return
+				case <-time.After(restartBackOff):
+				}
+				o.mu.Lock()
 			}
+			o.mu.Unlock()
 		}
 	}()
 	return nil
@@ -212,9 +251,15 @@ func (o *Operator) StartSupervised(ctx context.Context, env, restartEnv []string
 // Exits lists why each run of a supervised operator ended, in order; the
 // one Stop ends is not among them.
 func (o *Operator) Exits() []error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
+	o.exitsMu.Lock()
+	defer o.exitsMu.Unlock()
 	return slices.Clone(o.exits)
+}
+
+func (o *Operator) addExit(err error) {
+	o.exitsMu.Lock()
+	defer o.exitsMu.Unlock()
+	o.exits = append(o.exits, err)
 }
 
 // Signal sends sig to the operator's process.

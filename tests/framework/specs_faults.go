@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -42,8 +43,15 @@ func (s SweepSummary) String() string {
 func (e *Env) ExpectCrashSweep(ctx context.Context) {
 	steps := Scenario()
 	By("the clean run: the scenario with the operator counting its writes")
-	offset := e.Operator.LogOffset()
 	Expect(e.startSupervised(ctx, countWrites, countWrites)).To(Succeed())
+	// The operator numbers every write it makes. An earlier spec's
+	// namespace may still be going, its Redis reconciled by this operator:
+	// those writes would be counted, and end the runs early. And an API
+	// server that an earlier spec restarted maps the kind Redis again only
+	// once its discovery has caught up.
+	e.WaitForOtherNamespacesGone(ctx, "")
+	e.waitForOwnerMapping(ctx)
+	offset := e.Operator.LogOffset()
 	clean := e.RunScenario(ctx, e.NewNamespace(ctx), steps)
 	Expect(e.Operator.Stop()).To(Succeed())
 	Expect(e.Operator.Exits()).To(BeEmpty(), "the operator exited during the clean run")
@@ -126,9 +134,11 @@ func (e *Env) ExpectLastStateOnly(ctx context.Context, ns string) {
 		Expect(after.UIDs[name]).To(Equal(uid), "pod %s was deleted and made again: the operator acted on a state it never saw", name)
 	}
 	Eventually(func(g Gomega) {
-		writes := e.Operator.WritesSince(offset)
 		var creates []string
-		for _, w := range writes {
+		for _, w := range e.Operator.WritesSince(offset) {
+			if !strings.HasPrefix(w.Object, ns+"/") {
+				continue // an earlier spec's namespace, still going
+			}
 			g.Expect(w.Error).To(BeEmpty(), "write %s", w)
 			switch {
 			case w.Verb == "create" && w.Kind == "Pod":
@@ -246,4 +256,122 @@ func (e *Env) ExpectConvergesThroughConflicts(ctx context.Context, ns string) {
 	}
 	Expect(refused).To(BeNumerically(">", 0), "no write was refused: does the operator read %s?", EnvConflictOnce)
 	AddReportEntry("conflicts", fmt.Sprintf("%d writes, %d refused with 409 Conflict, each made again", len(writes), refused), ReportEntryVisibilityAlways)
+}
+
+// The operator's leader election, as its main's flags and
+// controller-runtime's defaults set it: a leader that cannot renew its
+// Lease for renewDeadline gives it up and exits, and a new process takes
+// over a Lease that nobody released once it has seen it unchanged for
+// leaseDuration.
+const (
+	renewDeadline = 10 * time.Second
+	leaseDuration = 15 * time.Second
+)
+
+// kubeletBackOff is how much later than usual a kubelet may see a pod's
+// delete made right after the API server answers again: its watch, cut
+// meanwhile, is tried again with a back-off that reaches 30 s, jittered
+// up to twice that.
+const kubeletBackOff = time.Minute
+
+// leaderElectArgs are the operator's flags for leader election on the
+// host, where it has no namespace of its own to keep its Lease in.
+var leaderElectArgs = []string{"--leader-elect", "--leader-election-namespace=" + OperatorNamespace}
+
+// APIServerRestart is what ExpectRecoversFromAPIServerRestart measured,
+// printed in the report.
+type APIServerRestart struct {
+	LeaderElection bool
+	// Down is from the stop asked to the API server answering again.
+	Down time.Duration
+	// LeaseLost is from the stop asked to the operator's exit, with
+	// leader election.
+	LeaseLost time.Duration
+	// Exits counts the operator's exits and failed starts.
+	Exits int
+	// Rebuilt is from the API server answering again to a pod deleted
+	// then made again and running, and the status saying so; Scaled is
+	// how long a scale-up takes after that.
+	Rebuilt, Scaled time.Duration
+}
+
+func (r APIServerRestart) String() string {
+	recovery := fmt.Sprintf("once it answered, a pod deleted was back in %.1fs, then a scale to 5 took %.1fs", r.Rebuilt.Seconds(), r.Scaled.Seconds())
+	if !r.LeaderElection {
+		return fmt.Sprintf("API server restart, no leader election: down %.1fs; the operator stayed up (%d exits); %s",
+			r.Down.Seconds(), r.Exits, recovery)
+	}
+	return fmt.Sprintf("API server restart, leader election: down %.1fs; the operator lost its Lease and exited %.1fs after the stop (%d exits and failed starts in all), and was restarted; %s",
+		r.Down.Seconds(), r.LeaseLost.Seconds(), r.Exits, recovery)
+}
+
+// ExpectRecoversFromAPIServerRestart runs a Redis of 3, stops the
+// cluster's API server and starts it again, then at once deletes a pod,
+// and once it is back scales the Redis to 5; the operator must leave the
+// other pods alone. Without leader election, nothing ends the operator:
+// it must live through the restart, its watches reconnected. With it, the
+// API server stays down until the operator, unable to renew its Lease,
+// has given it up and exited; the supervisor restarts it, and it must
+// take the Lease over and act.
+func (e *Env) ExpectRecoversFromAPIServerRestart(ctx context.Context, ns string, leaderElect bool) {
+	r := APIServerRestart{LeaderElection: leaderElect}
+	var wait time.Duration
+	if leaderElect {
+		// A Lease left by an earlier run may have to expire first.
+		wait = leaseDuration
+		e.Operator.Args = leaderElectArgs
+		DeferCleanup(func() { e.Operator.Args = nil })
+		// Once the operator has stopped (a cleanup registered later runs
+		// earlier): chapter 9's Try it counts the Lease's transitions
+		// from its first.
+		DeferCleanup(func(ctx SpecContext) {
+			e.MustKubectl(ctx, "delete", "lease", LeaseName, "-n", OperatorNamespace, "--ignore-not-found")
+		})
+	}
+	Expect(e.startSupervised(ctx, countWrites, countWrites)).To(Succeed())
+	steps := Scenario()[:1]
+	steps[0].Wait = wait
+	before := e.RunScenario(ctx, ns, steps)[0]
+	offset := e.Operator.LogOffset()
+
+	By("stopping the API server")
+	stopped := time.Now()
+	Expect(e.Cluster.StopAPIServer(ctx, GinkgoWriter)).To(Succeed())
+	// Whatever happens next, the suites after this one need it.
+	DeferCleanup(func(ctx SpecContext) { Expect(e.Cluster.StartAPIServer(ctx, GinkgoWriter)).To(Succeed()) })
+	if leaderElect {
+		By("keeping it stopped until the operator, unable to renew its Lease, gives it up and exits")
+		Eventually(e.Operator.Exits).WithContext(ctx).WithTimeout(renewDeadline+eventuallyTimeout()).ShouldNot(BeEmpty(),
+			"the operator did not exit, though it could not renew its Lease")
+		r.LeaseLost = time.Since(stopped)
+		Expect(e.Operator.LogSince(offset)).To(ContainSubstring("leader election lost"), "the operator exited, but not for its Lease")
+	}
+	By("starting the API server again")
+	Expect(e.Cluster.StartAPIServer(ctx, GinkgoWriter)).To(Succeed())
+	answered := time.Now()
+	r.Down = answered.Sub(stopped)
+
+	// One change, then the other, as soon as the API server answers: each
+	// needs one of the operator's watches back, the pods' for the delete
+	// and the Redis objects' for the scale.
+	steps = Scenario()[1:3]
+	steps[0].Wait = wait + kubeletBackOff
+	rebuilt := e.RunScenario(ctx, ns, steps[:1])[0]
+	r.Rebuilt = time.Since(answered)
+	for _, name := range []string{"cache-0", "cache-2"} {
+		Expect(rebuilt.UIDs[name]).To(Equal(before.UIDs[name]), "pod %s was deleted and made again", name)
+	}
+	Expect(rebuilt.UIDs["cache-1"]).NotTo(Equal(before.UIDs["cache-1"]), "pod cache-1 was not made again")
+	scaling := time.Now()
+	e.RunScenario(ctx, ns, steps[1:])
+	r.Scaled = time.Since(scaling)
+	exits := e.Operator.Exits()
+	r.Exits = len(exits)
+	if !leaderElect {
+		Expect(exits).To(BeEmpty(), "the operator exited: without leader election, an API server restart should not end it")
+	}
+	Expect(e.Operator.Running()).To(BeTrue(), "the operator is not running")
+	AddReportEntry("API server restart", r.String(), ReportEntryVisibilityAlways)
+	GinkgoWriter.Println(r)
+	Expect(e.Operator.Stop()).To(Succeed())
 }
