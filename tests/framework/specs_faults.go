@@ -234,6 +234,8 @@ func (e *Env) ExpectConvergesThroughConflicts(ctx context.Context, ns string) {
 	Expect(e.Operator.Stop()).To(Succeed())
 	Expect(e.Operator.Exits()).To(BeEmpty())
 
+	By("each write refused before the Redis was deleted was made again")
+
 	// Only this spec's namespace: an earlier spec's Redis may still be
 	// reconciled while its namespace goes, and its refused writes, never
 	// needed again, are not made again.
