@@ -218,9 +218,9 @@ func (e *Env) expectSameObject(ctx context.Context, ns, name string, uid types.U
 }
 
 // ExpectConvergesThroughConflicts runs Scenario with each write of the
-// operator refused with 409 Conflict the first time it is made: each
-// refused write must be made again, and the scenario end as the clean run
-// does.
+// operator refused with 409 Conflict the first time it is made: each write
+// refused before the Redis is deleted must be made again, and the scenario
+// end as the clean run does.
 func (e *Env) ExpectConvergesThroughConflicts(ctx context.Context, ns string) {
 	env := append([]string{EnvConflictOnce + "=true"}, countWrites...)
 	offset := e.Operator.LogOffset()
