@@ -117,6 +117,10 @@ func (e *Env) ExpectHandover(ctx context.Context, ns string, kill bool, lesson s
 	GinkgoWriter.Printf("%s sent to the leader %s at %s\n", signal, leader.Name, start.Format(time.RFC3339Nano))
 	e.MustKubectl(ctx, "delete", "pod", "cache-1", "-n", ns, "--wait=false")
 
+	// After SIGKILL the takeover may come as late as the Lease's duration
+	// and KilledTakeoverLatest after the kill: a shorter Eventually
+	// timeout (make prove-chapter's is 20 s) would cut it short.
+	wait := max(eventuallyTimeout(), time.Duration(*before.Spec.LeaseDurationSeconds)*time.Second+KilledTakeoverLatest)
 	var after *coordinationv1.Lease
 	Eventually(func(g Gomega) {
 		var err error
@@ -125,7 +129,7 @@ func (e *Env) ExpectHandover(ctx context.Context, ns string, kill bool, lesson s
 		g.Expect(after.Spec.HolderIdentity).NotTo(BeNil())
 		g.Expect(*after.Spec.HolderIdentity).NotTo(BeEmpty(), "nobody holds the Lease")
 		g.Expect(*after.Spec.HolderIdentity).NotTo(Equal(*before.Spec.HolderIdentity), "the stopped leader still holds the Lease")
-	}).WithContext(ctx).Should(Succeed(), "no replica took the Lease over")
+	}).WithContext(ctx).WithTimeout(wait).Should(Succeed(), "no replica took the Lease over")
 	takeover := after.Spec.AcquireTime.Sub(start)
 	report := fmt.Sprintf("%s: another replica held the Lease %.1f s after the leader got %s (Lease duration %d s)",
 		CurrentSpecReport().LeafNodeText, takeover.Seconds(), signal, *after.Spec.LeaseDurationSeconds)
