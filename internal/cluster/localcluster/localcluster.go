@@ -482,8 +482,14 @@ func Run(ctx context.Context, o Options) (retErr error) {
 	if err != nil {
 		return err
 	}
+	// Until the cluster is ready, a component that exits ends it; after,
+	// it is started again.
+	exited := make(chan *component, len(procs))
+	for _, p := range procs {
+		p.notifyExit(exited)
+	}
 	log("Waiting for " + strconv.Itoa(nodes) + " nodes to be Ready and the default service account to exist")
-	if err := waitReady(ctx, admin, procs); err != nil {
+	if err := waitReady(ctx, admin, exited); err != nil {
 		return err
 	}
 	// Publish the admin kubeconfig under its well-known name only now, so a
@@ -496,10 +502,6 @@ func Run(ctx context.Context, o Options) (retErr error) {
 	}
 	log("Cluster ready; kubeconfig: " + o.KubeconfigPath())
 
-	exited := make(chan *component, len(procs))
-	for _, p := range procs {
-		p.notifyExit(exited)
-	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -547,8 +549,9 @@ func toggleAPIServer(api *envtest.APIServer, sig os.Signal, stoppedPath string) 
 }
 
 // waitReady waits until every node is Ready and the service-account
-// controller has made the default namespace usable for pods.
-func waitReady(ctx context.Context, kubeconfig string, procs []*component) error {
+// controller has made the default namespace usable for pods; a component
+// that exits meanwhile, sent on exited, ends the wait with an error.
+func waitReady(ctx context.Context, kubeconfig string, exited <-chan *component) error {
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return err
@@ -557,12 +560,11 @@ func waitReady(ctx context.Context, kubeconfig string, procs []*component) error
 	if err != nil {
 		return err
 	}
-	exits := firstExit(procs)
 	notReady := nodeNames() // until the nodes are listed: all of them
 	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
 		select {
-		case err := <-exits:
-			return false, err
+		case c := <-exited:
+			return false, fmt.Errorf("%s exited unexpectedly (%v); see %s", c.name, c.proc.Err(), c.logPath)
 		default:
 		}
 		names, err := nodesNotReady(ctx, cs)
@@ -670,18 +672,6 @@ func (c *component) notifyExit(ch chan<- *component) {
 		<-p.Done()
 		ch <- c
 	}()
-}
-
-// firstExit reports the first component that exits.
-func firstExit(procs []*component) <-chan error {
-	ch := make(chan error, len(procs))
-	for _, p := range procs {
-		go func() {
-			<-p.proc.Done()
-			ch <- fmt.Errorf("%s exited unexpectedly (%v); see %s", p.name, p.proc.Err(), p.logPath)
-		}()
-	}
-	return ch
 }
 
 // lock takes an exclusive lock on path, waiting for it if needed, and
