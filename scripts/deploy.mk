@@ -4,7 +4,7 @@
 # with_kubeconfig and their cluster-up and install targets.
 
 # The image: a static binary built here, packed with no base image, no
-# Dockerfile and no network (internal/image). Its tag is taken from its
+# Dockerfile and no network (scripts/image). Its tag is taken from its
 # digest, which the same source always gives, so a new build is a new tag
 # and IfNotPresent never runs a stale image.
 IMAGE_REPOSITORY ?= example.com/redis-operator
@@ -21,7 +21,7 @@ OPERATOR_NAMESPACE := redis-operator-system
 load_image = $(BIN)/cluster load-image --state-dir $(LOCAL_CLUSTER_DIR) --archive $(IMAGE_ARCHIVE)
 
 # The validating webhook, from chapter 10 on (where config/webhook exists).
-# Its certificates are the project's own (internal/certs): a CA and a
+# Its certificates are the project's own (scripts/certs): a CA and a
 # serving certificate it signs, kept in _output/deploy/certs, for the
 # Service's names and for 127.0.0.1.
 WEBHOOK := $(wildcard config/webhook/kustomization.yaml)
@@ -58,7 +58,7 @@ wait_for_webhook = for i in $$(seq 120); do before=$$($(webhook_answers)); \
 .PHONY: docker-build
 docker-build: ## Build the operator's image offline into _output/image/redis-operator.tar (docker load -i reads it).
 	@mkdir -p $(IMAGE_DIR)
-	CGO_ENABLED=0 GOOS=linux GOARCH=$$(go env GOARCH) go build -trimpath -buildvcs=false -ldflags '-s -w' -o $(BIN)/manager-linux ./cmd
+	CGO_ENABLED=0 GOOS=linux GOARCH=$$(go env GOARCH) go build -trimpath -buildvcs=false -ldflags '-s -w' -o $(BIN)/manager-linux $(OPERATOR_MAIN)
 	@go run ./scripts/image --binary $(BIN)/manager-linux --arch $$(go env GOARCH) --repository $(IMAGE_REPOSITORY) \
 	  --out $(IMAGE_ARCHIVE) --name-file $(IMAGE_DIR)/name
 

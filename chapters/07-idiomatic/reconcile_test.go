@@ -56,7 +56,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	myappv1 "example.com/redis-operator/api/v1"
-	"example.com/redis-operator/internal/fakeapi"
+	"example.com/redis-operator/tests/fakeapi"
 )
 
 // Chapter 1: create pods.

@@ -1,5 +1,5 @@
 // Command certs makes or rotates the webhook's certificates in a directory
-// (see internal/certs): make deploy runs it to make what is missing or due,
+// (see certs.go): make deploy runs it to make what is missing or due,
 // make rotate-webhook-cert to replace the serving certificate.
 package main
 
@@ -10,8 +10,6 @@ import (
 	"net"
 	"os"
 	"strings"
-
-	"example.com/redis-operator/internal/certs"
 )
 
 func main() {
@@ -23,7 +21,7 @@ func main() {
 
 func run() error {
 	var (
-		o        certs.Options
+		o        Options
 		dns, ips string
 		rotate   bool
 	)
@@ -53,13 +51,13 @@ func run() error {
 		return errors.New("name at least one host with --dns or --ip")
 	}
 	if rotate {
-		if err := certs.Rotate(o); err != nil {
+		if err := Rotate(o); err != nil {
 			return err
 		}
 		fmt.Printf("%s: a new serving certificate, signed by the same CA\n", o.Dir)
 		return nil
 	}
-	made, err := certs.Ensure(o)
+	made, err := Ensure(o)
 	if err != nil {
 		return err
 	}

@@ -38,7 +38,7 @@ func writeFile(t *testing.T, dir, p, content string, mode os.FileMode) {
 
 // newCourse makes a course repository with two small chapters and their
 // suites, around the real files that the rules copy or transform:
-// cmd/main.go, the course's internal/controller, tests/framework, the
+// operator/main.go, the course's operator/controller, tests/framework, the
 // Makefile, go.mod and .golangci.yml.
 func newCourse(t *testing.T) string {
 	t.Helper()
@@ -53,7 +53,7 @@ func newCourse(t *testing.T) string {
 	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	dir := t.TempDir()
-	real := []string{"cmd/main.go", "internal/controller/controller.go", "Makefile", "go.mod", ".golangci.yml"}
+	real := []string{"operator/main.go", "operator/controller/controller.go", "Makefile", "go.mod", ".golangci.yml"}
 	framework, _ := filepath.Glob(filepath.Join("..", "..", "tests", "framework", "*.go"))
 	for _, f := range framework {
 		real = append(real, "tests/framework/"+filepath.Base(f))
@@ -128,14 +128,16 @@ func TestMakeBranches(t *testing.T) {
 			t.Errorf("chapter/02-two lacks %s:\n%s", want, tree)
 		}
 	}
-	for _, gone := range []string{"chapters/", "tests/", "internal/controller/controller.go", "scripts/prove", "untracked.txt"} {
+	for _, gone := range []string{"chapters/", "tests/", "operator/", "internal/controller/controller.go", "scripts/prove", "untracked.txt"} {
 		if strings.Contains(tree, gone) {
 			t.Errorf("chapter/02-two has %s:\n%s", gone, tree)
 		}
 	}
-	// cmd/main.go is the course's; the Makefile knows its chapter.
-	if a, b := git(t, dir, "rev-parse", "HEAD:cmd/main.go"), git(t, dir, "rev-parse", two+":cmd/main.go"); a != b {
-		t.Error("cmd/main.go differs from the course's")
+	// cmd/main.go is the course's operator/main.go, importing the
+	// chapter's package; the Makefile knows its chapter.
+	course := git(t, dir, "show", "HEAD:operator/main.go")
+	if got, want := git(t, dir, "show", two+":cmd/main.go"), strings.Replace(course, "/operator/controller\"", "/internal/controller\"", 1); got != want || got == course {
+		t.Error("cmd/main.go is not the course's operator/main.go importing internal/controller")
 	}
 	for branch, want := range map[string]string{one: "\nCHAPTER := 1\n", two: "\nCHAPTER := 2\n"} {
 		if mk := git(t, dir, "show", branch+":Makefile"); !strings.Contains(mk, want) {

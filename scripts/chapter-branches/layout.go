@@ -12,10 +12,12 @@ import (
 // kubebuilder's layout. pathRules says where each file of the course goes;
 // the first rule whose from is the file or one of its directories wins,
 // and a file no rule names is not in the branch (the other chapters, the
-// course's internal/controller that runs any of them, scripts/prove, .ci,
+// course's operator/controller that runs any of them, scripts/prove, .ci,
 // the course README). Kept files are copied byte for byte unless transform
 // changes them, so that a file that is the same in every chapter is the
-// same blob in every branch: cmd/main.go is one of them.
+// same blob in every branch: cmd/main.go (the course's operator/main.go,
+// its import of the chapters' table pointed at internal/controller) is
+// one of them.
 func pathRules(c chapter) []pathRule {
 	const drop = ""
 	return []pathRule{
@@ -28,7 +30,14 @@ func pathRules(c chapter) []pathRule {
 		{from: c.dir(), to: "internal/controller"},
 		{from: fmt.Sprintf("tests/chapter%02d", c.number), to: "test/e2e"},
 		{from: "tests/framework", to: "test/e2e/framework"},
-		{from: "cmd", to: "cmd"},
+		// What the suites and the unit tests stand on.
+		{from: "tests/cluster", to: "test/cluster"},
+		{from: "tests/proc", to: "test/proc"},
+		{from: "tests/promtext", to: "test/promtext"},
+		{from: "tests/parallel", to: "test/parallel"},
+		{from: "tests/fakeapi", to: "test/fakeapi"},
+		{from: "operator/controller", to: drop}, // the course's table; the chapter's package is internal/controller
+		{from: "operator", to: "cmd"},
 		{from: "config/rbac/role.yaml", to: drop},                                  // the chapter's role replaces it
 		{from: "config/webhook/manifests.yaml", to: drop},                          // and its webhook configuration
 		{from: "config/crd/kustomization.yaml", to: drop, since: admissionChapter}, // and its crd/
@@ -36,17 +45,13 @@ func pathRules(c chapter) []pathRule {
 		{from: "config/rbac", to: "config/rbac", since: inClusterChapter},
 		{from: "config/default", to: "config/default", since: inClusterChapter},
 		{from: "config/manager", to: "config/manager", since: inClusterChapter},
-		{from: "internal/image", to: "internal/image", since: inClusterChapter},
 		{from: "scripts/image", to: "scripts/image", since: inClusterChapter},
 		{from: "scripts/deploy.mk", to: "scripts/deploy.mk", since: inClusterChapter},
 		// The webhook and its certificates come with chapter 10.
 		{from: "config/webhook", to: "config/webhook", since: admissionChapter},
-		{from: "internal/certs", to: "internal/certs", since: admissionChapter},
 		{from: "scripts/certs", to: "scripts/certs", since: admissionChapter},
 		{from: "api", to: "api"},
 		{from: "config", to: "config"},
-		{from: "internal/controller", to: drop}, // the course's; the chapter's package goes there
-		{from: "internal", to: "internal"},
 		{from: ".gitignore", to: ".gitignore"},
 		{from: ".golangci.yml", to: ".golangci.yml"},
 		{from: "go.mod", to: "go.mod"},
@@ -231,13 +236,16 @@ func changedOrNil(data, orig []byte) []byte {
 }
 
 // importPath is where a package of the course is in chapter c's branch.
-// The course's internal/controller, which runs the chapter that
-// $OPERATOR_CHAPTER names, is the chapter's package there: both have the
-// NewManager that cmd/main.go calls.
+// The course's operator/controller, which runs the chapter that
+// $OPERATOR_CHAPTER names, is the chapter's package there,
+// internal/controller: both have the NewManager that cmd/main.go calls.
 func importPath(imp, module string, c chapter) (string, error) {
 	rel, ok := strings.CutPrefix(imp, module+"/")
-	if !ok || rel == "internal/controller" {
+	if !ok {
 		return imp, nil
+	}
+	if rel == "operator/controller" {
+		return module + "/internal/controller", nil
 	}
 	bp, ok := branchPath(rel, c)
 	if !ok {

@@ -42,7 +42,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 
 	myappv1 "example.com/redis-operator/api/v1"
-	"example.com/redis-operator/internal/controller"
+	"example.com/redis-operator/operator/controller"
 	"example.com/redis-operator/tests/framework"
 )
 `
@@ -50,7 +50,7 @@ import (
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := strings.Replace(src, "/tests/framework", "/test/e2e/framework", 1); string(got) != want {
+	if want := strings.NewReplacer("/tests/framework", "/test/e2e/framework", "/operator/controller", "/internal/controller").Replace(src); string(got) != want {
 		t.Errorf("rewriteImports =\n%s\nwant\n%s", got, want)
 	}
 
@@ -72,9 +72,10 @@ func TestBranchPath(t *testing.T) {
 		"tests/chapter03/chapter03_test.go":                "test/e2e/e2e_test.go",
 		"tests/chapter03/suite_test.go":                    "test/e2e/e2e_suite_test.go",
 		"tests/framework/operator.go":                      "test/e2e/framework/operator.go",
-		"cmd/main.go":                                      "cmd/main.go",
+		"operator/main.go":                                 "cmd/main.go",
 		"api/v1/redis_types.go":                            "api/v1/redis_types.go",
-		"internal/cluster/provider.go":                     "internal/cluster/provider.go",
+		"tests/cluster/provider.go":                        "test/cluster/provider.go",
+		"tests/fakeapi/fakeapi.go":                         "test/fakeapi/fakeapi.go",
 		"scripts/kind-node-image/build.sh":                 "scripts/kind-node-image/build.sh",
 		"config/samples/myapp_v1_redis.yaml":               "config/samples/myapp_v1_redis.yaml",
 		"go.sum":                                           "go.sum",
@@ -82,7 +83,10 @@ func TestBranchPath(t *testing.T) {
 		"chapters/02-finalizer-tracking/redis_controller.go": "",
 		"tests/chapter02/chapter02_test.go":                  "",
 		"config/rbac/role.yaml":                              "",
-		"internal/controller/controller.go":                  "",
+		"operator/controller/controller.go":                  "",
+		"tests/docs/sync_test.go":                            "",
+		"tests/tryit/tryit_test.go":                          "",
+		"scripts/certs/certs.go":                             "",
 		"scripts/prove/main.go":                              "",
 		"scripts/chapter-branches/main.go":                   "",
 		".ci/run":                                            "",
@@ -107,17 +111,22 @@ func readCourse(t *testing.T, p string) []byte {
 	return data
 }
 
-// TestTransform: cmd/main.go is the course's, byte for byte, since the
-// course's internal/controller and the chapter's package both offer
-// NewManager; the chapter's package is named controller and the suite e2e;
-// the framework's messages name make test-e2e.
+// TestTransform: cmd/main.go is the course's operator/main.go with one
+// import changed, since the course's operator/controller and the
+// chapter's package, internal/controller, both offer NewManager; the
+// chapter's package is named controller and the suite e2e; the
+// framework's messages name make test-e2e.
 func TestTransform(t *testing.T) {
-	main := readCourse(t, "cmd/main.go")
-	if got, err := transform("cmd/main.go", main, &source{module: module}, ch3); err != nil || got != nil {
-		t.Errorf("transform(cmd/main.go) = %d bytes, %v; want the course's file as it is", len(got), err)
+	main := readCourse(t, "operator/main.go")
+	want := strings.Replace(string(main), `"`+module+`/operator/controller"`, `"`+module+`/internal/controller"`, 1)
+	if want == string(main) {
+		t.Fatal("operator/main.go does not import operator/controller")
+	}
+	if got, err := transform("cmd/main.go", main, &source{module: module}, ch3); err != nil || string(got) != want {
+		t.Errorf("transform(cmd/main.go) = %q, %v; want the course's file importing internal/controller", got, err)
 	}
 	if !strings.Contains(string(main), "controller.NewManager(cfg, ") {
-		t.Error("cmd/main.go does not call controller.NewManager, which every chapter's package offers")
+		t.Error("operator/main.go does not call controller.NewManager, which every chapter's package offers")
 	}
 
 	got, err := transform("internal/controller/redis_controller.go", []byte("package controller\n"), &source{module: module}, ch3)

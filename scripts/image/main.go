@@ -1,5 +1,5 @@
 // Command image writes the operator's container image, made from a static
-// binary built on the host (see internal/image), to an archive that
+// binary built on the host (see image.go), to an archive that
 // `docker load` and kind read (make docker-build). It prints the image's
 // name, repository:sha-<digest prefix>, as its last line.
 package main
@@ -11,8 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-
-	"example.com/redis-operator/internal/image"
 )
 
 func main() {
@@ -23,7 +21,7 @@ func main() {
 }
 
 func run() error {
-	o := image.Options{Entrypoint: "/manager", User: "65532:65532"}
+	o := Options{Entrypoint: "/manager", User: "65532:65532"}
 	var repository, out, nameFile string
 	flag.StringVar(&o.Binary, "binary", "", "the static binary to put in the image (built with CGO_ENABLED=0)")
 	flag.StringVar(&o.OS, "os", "linux", "the binary's GOOS")
@@ -36,18 +34,18 @@ func run() error {
 		flag.Usage()
 		return errors.New("--binary and --out are required, and nothing else")
 	}
-	img, err := image.Build(o)
+	img, err := Build(o)
 	if err != nil {
 		return err
 	}
-	tag, err := image.Tag(repository, img)
+	tag, err := Tag(repository, img)
 	if err != nil {
 		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return err
 	}
-	if err := image.WriteArchive(out, tag, img); err != nil {
+	if err := WriteArchive(out, tag, img); err != nil {
 		return err
 	}
 	digest, err := img.Digest()

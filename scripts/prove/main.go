@@ -25,7 +25,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
-	"example.com/redis-operator/internal/proc"
+	"example.com/redis-operator/tests/proc"
 )
 
 // lessonMark starts the step that framework.LessonStep writes into a
@@ -102,7 +102,7 @@ type runResult struct {
 func runSuite(in runInput) (*runResult, error) {
 	name := fmt.Sprintf("chapter%02d-against-%02d", in.chapter, in.operator)
 	res := &runResult{runInput: in, log: filepath.Join(in.outDir, name+".log")}
-	args := []string{"-v", "--no-color", "--timeout=" + in.suiteTimeout,
+	args := []string{"-v", "--no-color", "--tags=e2e", "--timeout=" + in.suiteTimeout,
 		"--json-report=" + name + ".json", "--output-dir=" + in.outDir}
 	if in.lessonsOnly {
 		args = append(args, "--label-filter=lesson")

@@ -1,3 +1,5 @@
+//go:build e2e
+
 // Package chapter01 is the end-to-end suite of chapter 1, create-pods: it
 // runs the chapter 1 operator (bin/operator) against a real cluster and checks with
 // kubectl what the operator does.

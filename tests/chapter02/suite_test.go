@@ -1,3 +1,5 @@
+//go:build e2e
+
 // Package chapter02 is the end-to-end suite of chapter 2, finalizer-tracking: it
 // runs the chapter 2 operator (bin/operator) against a real cluster and checks with
 // kubectl what the operator does.

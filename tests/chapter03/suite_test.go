@@ -1,3 +1,5 @@
+//go:build e2e
+
 // Package chapter03 is the end-to-end suite of chapter 3, owner-references: it
 // runs the chapter 3 operator (bin/operator) against a real cluster and checks with
 // kubectl what the operator does.

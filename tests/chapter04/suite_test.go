@@ -1,3 +1,5 @@
+//go:build e2e
+
 // Package chapter04 is the end-to-end suite of chapter 4, watch-pod-deletes: it
 // runs the chapter 4 operator (bin/operator) against a real cluster and checks with
 // kubectl what the operator does.

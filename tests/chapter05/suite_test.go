@@ -1,3 +1,5 @@
+//go:build e2e
+
 // Package chapter05 is the end-to-end suite of chapter 5, rebuild-pods: it
 // runs the chapter 5 operator (bin/operator) against a real cluster and checks with
 // kubectl what the operator does.

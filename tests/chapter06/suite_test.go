@@ -1,3 +1,5 @@
+//go:build e2e
+
 // Package chapter06 is the end-to-end suite of chapter 6, scale-and-status:
 // it runs the chapter 6 operator (bin/operator) against a real cluster and checks with
 // kubectl what the operator does.

@@ -1,3 +1,5 @@
+//go:build e2e
+
 // Package chapter07 is the end-to-end suite of chapter 7, idiomatic: it
 // runs the chapter 7 operator (bin/operator) against a real cluster and checks with
 // kubectl what the operator does. The behaviour specs of chapters 5 and 6

@@ -1,3 +1,5 @@
+//go:build e2e
+
 // Package chapter08 is the end-to-end suite of chapter 8, at scale: it
 // runs the chapter 8 operator (bin/operator) against a real cluster and checks with
 // kubectl what the operator does. The behaviour specs of chapters 5 to 7

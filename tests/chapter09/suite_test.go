@@ -1,3 +1,5 @@
+//go:build e2e
+
 // Package chapter09 is the end-to-end suite of chapter 9, in the cluster:
 // it deploys the operator as a user does (make deploy: the image built
 // offline, the manifests of config/) and checks with kubectl and the

@@ -1,3 +1,5 @@
+//go:build e2e
+
 // Package chapter10 is the end-to-end suite of chapter 10, admission: the
 // operator deployed with its validating webhook (make deploy), as in
 // chapter 9, and the chapter's CRD with its CEL rules (make install). It

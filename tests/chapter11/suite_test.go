@@ -1,3 +1,5 @@
+//go:build e2e
+
 // Package chapter11 is the end-to-end suite of chapter 11, faults. It
 // runs the operator as a host process, as `make run` does, so that it can
 // crash it after any one of its writes, refuse its writes with 409

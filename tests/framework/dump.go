@@ -8,7 +8,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 
-	"example.com/redis-operator/internal/proc"
+	"example.com/redis-operator/tests/proc"
 )
 
 // Dump adds what someone debugging a failed spec wants first to the spec's

@@ -20,10 +20,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// FaultsChapter is the first chapter whose operator injects faults into
-// itself when the environment asks (chapters/11-faults/faults.go).
-const FaultsChapter = 11
-
 // The environment variables of the operator's faults, and the status it
 // exits with when it crashes on purpose.
 const (

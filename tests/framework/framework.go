@@ -23,7 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	myappv1 "example.com/redis-operator/api/v1"
-	"example.com/redis-operator/internal/cluster"
+	"example.com/redis-operator/tests/cluster"
 )
 
 // Suite-wide timing. Eventually waits long enough for a pod to be deleted
@@ -123,10 +123,8 @@ func (e *Env) prepareOperator(ctx context.Context) {
 	chapter := e.Chapter
 	binary := os.Getenv("OPERATOR_BIN")
 	if binary == "" {
-		By("building bin/operator")
 		binary = filepath.Join(root, "bin", "operator")
-		out, err := exec.CommandContext(ctx, "go", "build", "-o", binary, "./cmd").CombinedOutput()
-		Expect(err).NotTo(HaveOccurred(), "go build ./cmd: %s", out)
+		Expect(e.make(ctx, "build")).To(Succeed())
 	}
 	operatorChapter := e.operatorChapter()
 

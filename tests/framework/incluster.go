@@ -23,8 +23,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"example.com/redis-operator/internal/cluster"
-	"example.com/redis-operator/internal/proc"
+	"example.com/redis-operator/tests/cluster"
+	"example.com/redis-operator/tests/proc"
 )
 
 // What config/ deploys (chapter 9 on), by name.

@@ -18,8 +18,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
-	"example.com/redis-operator/internal/proc"
-	"example.com/redis-operator/internal/promtext"
+	"example.com/redis-operator/tests/proc"
+	"example.com/redis-operator/tests/promtext"
 )
 
 // Operator is bin/operator running one chapter as a separate process

@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	myappv1 "example.com/redis-operator/api/v1"
-	"example.com/redis-operator/internal/parallel"
+	"example.com/redis-operator/tests/parallel"
 )
 
 // Spec bodies of chapter 8 (at scale), which the chapters after it run

@@ -15,7 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"example.com/redis-operator/internal/promtext"
+	"example.com/redis-operator/tests/promtext"
 )
 
 // The spec bodies of the operator deployed in the cluster (chapter 9 on).

@@ -1,3 +1,5 @@
+//go:build e2e
+
 // Package tryit runs the "Try it" section of every chapter's README against
 // the test cluster, the way a learner types it, and compares what each
 // command prints with what the README says it prints. So a README cannot
@@ -26,7 +28,7 @@ import (
 	"testing"
 	"time"
 
-	"example.com/redis-operator/internal/cluster"
+	"example.com/redis-operator/tests/cluster"
 	"example.com/redis-operator/tests/docs"
 )
 

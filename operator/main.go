@@ -1,7 +1,7 @@
 // Command operator runs the Redis operator: a controller-runtime manager
-// with the reconciler of internal/controller, wired as kubebuilder's
-// cmd/main.go wires it, plus a clear error for the two most common
-// start-up mistakes (see preflight).
+// with the reconciler that controller.NewManager sets up, wired as
+// kubebuilder's cmd/main.go wires it, plus a clear error for the two most
+// common start-up mistakes (see preflight).
 package main
 
 import (
@@ -26,7 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	myappv1 "example.com/redis-operator/api/v1"
-	"example.com/redis-operator/internal/controller"
+	"example.com/redis-operator/operator/controller"
 )
 
 var scheme = runtime.NewScheme()

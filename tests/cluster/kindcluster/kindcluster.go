@@ -41,7 +41,7 @@ import (
 	kindcmd "sigs.k8s.io/kind/pkg/cmd"
 	kindexec "sigs.k8s.io/kind/pkg/exec"
 
-	"example.com/redis-operator/internal/cluster/apiserver"
+	"example.com/redis-operator/tests/cluster/apiserver"
 )
 
 // DefaultName is the kind cluster's name unless KIND_CLUSTER_NAME says

@@ -1,4 +1,4 @@
-// Package certs makes the webhook's certificates without cert-manager: a
+// This file makes the webhook's certificates without cert-manager: a
 // CA of the project's own and a serving certificate it signs, kept as PEM
 // files in one directory (ca.crt, ca.key, tls.crt, tls.key). make deploy
 // puts tls.crt and tls.key in the Secret the operator's pods mount and
@@ -6,7 +6,8 @@
 // the serving certificate because that CA signed it. Rotating the serving
 // certificate keeps the CA, so the caBundle does not change and the
 // operator only has to read the new files (certwatcher does).
-package certs
+
+package main
 
 import (
 	"bytes"

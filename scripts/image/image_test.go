@@ -1,4 +1,4 @@
-package image
+package main
 
 import (
 	"archive/tar"

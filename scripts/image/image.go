@@ -1,11 +1,12 @@
-// Package image makes the operator's container image from a static binary
+// This file makes the operator's container image from a static binary
 // built on the host, with no base image and no network: no Dockerfile, no
 // registry, no `go mod download` inside a container. The image has one
 // layer, which holds the binary alone; its config runs the binary as a
 // user that is not root; every timestamp in it is the Unix epoch. So the
 // same binary always gives the same image, byte for byte, and the same
 // digest, and the tag can be taken from that digest.
-package image
+
+package main
 
 import (
 	"archive/tar"
@@ -68,7 +69,7 @@ func Build(o Options) (v1.Image, error) {
 	}
 	img, err := mutate.Append(empty.Image, mutate.Addendum{
 		Layer:   layer,
-		History: v1.History{Created: v1.Time{Time: epoch}, CreatedBy: "redis-operator internal/image: " + o.Entrypoint},
+		History: v1.History{Created: v1.Time{Time: epoch}, CreatedBy: "redis-operator scripts/image: " + o.Entrypoint},
 	})
 	if err != nil {
 		return nil, err

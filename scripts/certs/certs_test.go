@@ -1,4 +1,4 @@
-package certs
+package main
 
 import (
 	"crypto/tls"

@@ -1,12 +1,13 @@
-// Package controller is the course's internal/controller: its NewManager
+// Package controller is the operator's table of chapters: its NewManager
 // runs the reconciler of one chapter, so that one operator binary runs
 // every chapter. The environment variable OPERATOR_CHAPTER names the
 // chapter (`make run N` and the end-to-end suites set it); without it, the
 // latest chapter runs.
 //
-// In a chapter's branch, internal/controller is that chapter's package,
-// which has the same NewManager. So the operator's main is the same file in
-// the course and in every branch, and has nothing to say about chapters.
+// In a chapter's branch, cmd/main.go imports internal/controller instead,
+// the chapter's own package, which has the same NewManager. So the
+// operator's main is the same code in the course and in every branch, and
+// has nothing to say about chapters.
 package controller
 
 import (
