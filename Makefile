@@ -213,20 +213,29 @@ run: check-chapter-1 build install ## Run chapter N's operator against the clust
 
 .PHONY: test-chapter
 test-chapter: check-chapter-1 $(GINKGO) build cluster-up ## Run chapter N's end-to-end suite: make test-chapter 5
-	@$(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(GINKGO) --tags=e2e $(GINKGO_FLAGS) tests/chapter$(NN)
+	@$(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(ginkgo_e2e) tests/chapter$(NN)
 
 .PHONY: test-chapters
 test-chapters: $(GINKGO) build cluster-up ## Run every chapter's end-to-end suite.
-	@$(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(GINKGO) --tags=e2e $(GINKGO_FLAGS) $(addprefix tests/chapter,$(shell seq -f %02g 1 $(LATEST_CHAPTER)))
+	@$(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(ginkgo_e2e) $(addprefix tests/chapter,$(shell seq -f %02g 1 $(LATEST_CHAPTER)))
 
 .PHONY: test-faults
 test-faults: $(GINKGO) build cluster-up ## Crash the latest chapter's operator after each of its writes in turn; every run must end as the run without a crash does.
-	@$(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(GINKGO) --tags=e2e $(GINKGO_FLAGS) --label-filter=crash-sweep tests/chapter$(shell printf %02d $(LATEST_CHAPTER))
+	@$(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(ginkgo_e2e) --label-filter=crash-sweep tests/chapter$(shell printf %02d $(LATEST_CHAPTER))
 
 .PHONY: bench
 bench: build cluster-up install ## Benchmark chapters 5, 7 and 8 against a StatefulSet and a ReplicaSet (BENCH_SAMPLES, BENCH_N, BENCH_UNRELATED_PODS, BENCH_FLAGS); table on stdout, samples in _output/bench/.
 	@go build -o $(BIN)/bench ./scripts/bench
 	@$(with_kubeconfig) $(BIN)/bench --operator $(BIN)/operator --out _output/bench $(BENCH_FLAGS)
+
+# A few rounds and a few objects, every phase: CI runs it so that the
+# benchmark cannot stop working unseen. Its numbers mean nothing.
+BENCH_SMOKE_FLAGS := --samples 3 --warmup 1 --objects 6 --api-objects 6 --unrelated-pods 200 --steady 15s --out _output/bench-smoke
+
+.PHONY: bench-smoke
+bench-smoke: ## Run every phase of make bench once, small (minutes): it must end with chapter 8's verdicts.
+	@mkdir -p _output && $(MAKE) --no-print-directory bench BENCH_FLAGS='$(BENCH_SMOKE_FLAGS)' | tee _output/bench-smoke.log
+	@grep -q "^chapter [0-9]*'s targets:" _output/bench-smoke.log || { echo "error: make bench printed no verdicts" >&2; exit 1; }
 
 .PHONY: prove-chapter
 prove-chapter: check-chapter-1 $(GINKGO) build cluster-up ## Prove chapter N's lesson: its lesson specs fail against chapter N-1 after their lesson step, its suite passes: make prove-chapter 5
@@ -263,9 +272,15 @@ NO_COLOR ?= $(if $(CI),true,false)
 # One ginkgo command runs every suite of make test-chapters, and the timeout
 # bounds them together: about 22 minutes on kind with chapter 11.
 GINKGO_FLAGS ?= -v --timeout=60m --no-color=$(NO_COLOR)
+# How many processes run a suite's specs (Ginkgo's --procs): the specs
+# that are not Serial run side by side, each in its own namespace, against
+# one operator; most of their time is waiting for the cluster. 1 runs
+# every spec in turn.
+E2E_PROCS ?= 4
+ginkgo_e2e = $(GINKGO) --tags=e2e --procs=$(E2E_PROCS) $(GINKGO_FLAGS)
 KUBECTL_CMD = $(if $(wildcard $(KUBECTL)),$(KUBECTL),kubectl)
 # bin/prove against the cluster; the targets add --chapter.
-prove = $(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(BIN)/prove --ginkgo $(GINKGO) $(if $(PROVE_TIMEOUT),--eventually-timeout $(PROVE_TIMEOUT))
+prove = $(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(BIN)/prove --ginkgo $(GINKGO) --procs $(E2E_PROCS) $(if $(PROVE_TIMEOUT),--eventually-timeout $(PROVE_TIMEOUT))
 # After `make cluster-up`, its backend and kubeconfig win when CLUSTER is
 # auto or names that backend (never for existing: KUBECONFIG decides).
 cluster_env_matches = $(or $(filter auto,$(CLUSTER)),$(shell grep -qx 'export CLUSTER=$(CLUSTER)' $(CLUSTER_ENV) && echo yes))

@@ -46,15 +46,17 @@ func run() error {
 		chapter          int
 		ginkgo, outDir   string
 		timeout, suiteTO string
+		procs            int
 	)
 	flag.IntVar(&chapter, "chapter", 0, "the chapter whose lesson to prove (1 or more)")
 	flag.StringVar(&ginkgo, "ginkgo", "", "the Ginkgo CLI")
 	flag.StringVar(&outDir, "output-dir", "_output/prove", "where the runs' logs and JSON reports go")
 	flag.StringVar(&timeout, "eventually-timeout", "", "Eventually's timeout in both runs (default: 20s on the local cluster, 90s elsewhere)")
 	flag.StringVar(&suiteTO, "suite-timeout", "20m", "Ginkgo's timeout for one run")
+	flag.IntVar(&procs, "procs", 1, "how many processes run the specs that are not Serial (Ginkgo's --procs)")
 	flag.Parse()
-	if chapter < 1 || ginkgo == "" || flag.NArg() > 0 {
-		return errors.New("usage: prove --chapter N --ginkgo PATH [--eventually-timeout D]")
+	if chapter < 1 || ginkgo == "" || procs < 1 || flag.NArg() > 0 {
+		return errors.New("usage: prove --chapter N --ginkgo PATH [--eventually-timeout D] [--procs N]")
 	}
 	if timeout == "" {
 		timeout = "90s"
@@ -72,12 +74,12 @@ func run() error {
 	fmt.Printf("=== Proving chapter %d: its lesson specs against chapter %d's operator (each must fail), then its whole suite against its own (each must pass); Eventually waits %s\n",
 		chapter, chapter-1, timeout)
 	red, err := runSuite(runInput{ginkgo: ginkgo, suite: suite, outDir: outDir, chapter: chapter,
-		operator: chapter - 1, lessonsOnly: true, timeout: timeout, suiteTimeout: suiteTO})
+		operator: chapter - 1, lessonsOnly: true, timeout: timeout, suiteTimeout: suiteTO, procs: procs})
 	if err != nil {
 		return err
 	}
 	green, err := runSuite(runInput{ginkgo: ginkgo, suite: suite, outDir: outDir, chapter: chapter,
-		operator: chapter, timeout: timeout, suiteTimeout: suiteTO})
+		operator: chapter, timeout: timeout, suiteTimeout: suiteTO, procs: procs})
 	if err != nil {
 		return err
 	}
@@ -89,6 +91,7 @@ type runInput struct {
 	chapter, operator     int
 	lessonsOnly           bool
 	timeout, suiteTimeout string
+	procs                 int
 }
 
 type runResult struct {
@@ -102,7 +105,7 @@ type runResult struct {
 func runSuite(in runInput) (*runResult, error) {
 	name := fmt.Sprintf("chapter%02d-against-%02d", in.chapter, in.operator)
 	res := &runResult{runInput: in, log: filepath.Join(in.outDir, name+".log")}
-	args := []string{"-v", "--no-color", "--tags=e2e", "--timeout=" + in.suiteTimeout,
+	args := []string{"-v", "--no-color", "--tags=e2e", fmt.Sprintf("--procs=%d", in.procs), "--timeout=" + in.suiteTimeout,
 		"--json-report=" + name + ".json", "--output-dir=" + in.outDir}
 	if in.lessonsOnly {
 		args = append(args, "--label-filter=lesson")

@@ -8,11 +8,15 @@ package chapter01
 import (
 	"testing"
 
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
 	"example.com/redis-operator/tests/framework"
 )
 
 var env = framework.NewSuite(1)
 
 func TestChapter01(t *testing.T) {
-	framework.RunSuite(t, env, "Chapter 1: create pods")
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Chapter 1: create pods", Label("chapter-01"))
 }

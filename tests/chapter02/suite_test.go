@@ -8,11 +8,15 @@ package chapter02
 import (
 	"testing"
 
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
 	"example.com/redis-operator/tests/framework"
 )
 
 var env = framework.NewSuite(2)
 
 func TestChapter02(t *testing.T) {
-	framework.RunSuite(t, env, "Chapter 2: finalizer tracking")
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Chapter 2: finalizer tracking", Label("chapter-02"))
 }

@@ -8,11 +8,15 @@ package chapter03
 import (
 	"testing"
 
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
 	"example.com/redis-operator/tests/framework"
 )
 
 var env = framework.NewSuite(3)
 
 func TestChapter03(t *testing.T) {
-	framework.RunSuite(t, env, "Chapter 3: owner references")
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Chapter 3: owner references", Label("chapter-03"))
 }

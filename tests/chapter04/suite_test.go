@@ -8,11 +8,15 @@ package chapter04
 import (
 	"testing"
 
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
 	"example.com/redis-operator/tests/framework"
 )
 
 var env = framework.NewSuite(4)
 
 func TestChapter04(t *testing.T) {
-	framework.RunSuite(t, env, "Chapter 4: watch pod deletes")
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Chapter 4: watch pod deletes", Label("chapter-04"))
 }

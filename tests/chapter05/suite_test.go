@@ -8,11 +8,15 @@ package chapter05
 import (
 	"testing"
 
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
 	"example.com/redis-operator/tests/framework"
 )
 
 var env = framework.NewSuite(5)
 
 func TestChapter05(t *testing.T) {
-	framework.RunSuite(t, env, "Chapter 5: rebuild pods")
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Chapter 5: rebuild pods", Label("chapter-05"))
 }

@@ -8,11 +8,15 @@ package chapter06
 import (
 	"testing"
 
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
 	"example.com/redis-operator/tests/framework"
 )
 
 var env = framework.NewSuite(6)
 
 func TestChapter06(t *testing.T) {
-	framework.RunSuite(t, env, "Chapter 6: scale and status")
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Chapter 6: scale and status", Label("chapter-06"))
 }

@@ -2,13 +2,16 @@
 
 // Package chapter07 is the end-to-end suite of chapter 7, idiomatic: it
 // runs the chapter 7 operator (bin/operator) against a real cluster and checks with
-// kubectl what the operator does. The behaviour specs of chapters 5 and 6
-// run here unchanged (the framework's shared spec bodies); the lesson
-// specs check what the refactor changes.
+// kubectl what the operator does. The behaviour specs of chapters 3, 5
+// and 6 run here unchanged (the framework's shared specs, RebuildSpec and
+// the others); the lesson specs check what the refactor changes.
 package chapter07
 
 import (
 	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
 
 	"example.com/redis-operator/tests/framework"
 )
@@ -16,5 +19,6 @@ import (
 var env = framework.NewSuite(7)
 
 func TestChapter07(t *testing.T) {
-	framework.RunSuite(t, env, "Chapter 7: idiomatic")
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Chapter 7: idiomatic", Label("chapter-07"))
 }

@@ -2,13 +2,17 @@
 
 // Package chapter08 is the end-to-end suite of chapter 8, at scale: it
 // runs the chapter 8 operator (bin/operator) against a real cluster and checks with
-// kubectl what the operator does. The behaviour specs of chapters 5 to 7
-// run here unchanged (the framework's shared spec bodies); the lesson
-// specs check what changes for a cluster with many Redis objects and pods.
+// kubectl what the operator does. The behaviour specs of chapters 3 to 7
+// run here unchanged (the framework's shared specs, RebuildSpec and the
+// others); the lesson specs check what changes for a cluster with many
+// Redis objects and pods.
 package chapter08
 
 import (
 	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
 
 	"example.com/redis-operator/tests/framework"
 )
@@ -16,5 +20,6 @@ import (
 var env = framework.NewSuite(8)
 
 func TestChapter08(t *testing.T) {
-	framework.RunSuite(t, env, "Chapter 8: at scale")
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Chapter 8: at scale", Label("chapter-08"))
 }

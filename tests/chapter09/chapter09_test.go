@@ -23,7 +23,7 @@ var _ = Describe("A pod deleted with kubectl, with the operator deployed", func(
 
 // What chapter 9 changes.
 
-var _ = Describe("The operator's two replicas", func() {
+var _ = Describe("The operator's two replicas", Serial, func() {
 	var ns string
 
 	BeforeEach(func(ctx SpecContext) {
@@ -54,19 +54,19 @@ var _ = Describe("The operator's two replicas", func() {
 	})
 })
 
-var _ = Describe("The operator's metrics", func() {
+var _ = Describe("The operator's metrics", Serial, func() {
 	It("are served over HTTPS to metrics readers only: 401 without a token, 403 to others", framework.Lesson, func(ctx SpecContext) {
 		env.ExpectMetricsNeedToken(ctx, env.NewNamespace(ctx))
 	})
 })
 
-var _ = Describe("The operator's credentials", func() {
+var _ = Describe("The operator's credentials", Serial, func() {
 	It("are a projected, expiring ServiceAccount token that the kubelet mounts, not a Secret", func(ctx SpecContext) {
 		env.ExpectProjectedToken(ctx)
 	})
 })
 
-var _ = Describe("make undeploy", func() {
+var _ = Describe("make undeploy", Serial, func() {
 	It("keeps the CRD, every Redis and its pods; make deploy brings back an operator that looks after them", func(ctx SpecContext) {
 		env.ExpectUndeployKeepsRedis(ctx, env.NewNamespace(ctx))
 	})

@@ -11,11 +11,15 @@ package chapter09
 import (
 	"testing"
 
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
 	"example.com/redis-operator/tests/framework"
 )
 
 var env = framework.NewInClusterSuite(9)
 
 func TestChapter09(t *testing.T) {
-	framework.RunSuite(t, env, "Chapter 9: in the cluster")
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Chapter 9: in the cluster", Label("chapter-09"))
 }

@@ -32,16 +32,16 @@ var _ = Describe("The validating webhook", func() {
 		env.ExpectWebhookRefusesCollision(ctx, env.NewNamespace(ctx))
 	})
 
-	It("keeps answering while its certificate is rotated, and serves the new one with no restart", framework.Lesson, func(ctx SpecContext) {
+	It("keeps answering while its certificate is rotated, and serves the new one with no restart", Serial, framework.Lesson, func(ctx SpecContext) {
 		env.ExpectCertRotation(ctx, env.NewNamespace(ctx))
 	})
 
-	It("when no replica answers, lets creates through (failurePolicy Ignore); with Fail, blocks creates and updates but never a delete", framework.Lesson, func(ctx SpecContext) {
+	It("when no replica answers, lets creates through (failurePolicy Ignore); with Fail, blocks creates and updates but never a delete", Serial, framework.Lesson, func(ctx SpecContext) {
 		env.ExpectDownWebhook(ctx, env.NewNamespace(ctx))
 	})
 })
 
-var _ = Describe("A webhook that hangs", func() {
+var _ = Describe("A webhook that hangs", Serial, func() {
 	It("holds a create for its timeoutSeconds, no more, and then lets it through (failurePolicy Ignore)", func(ctx SpecContext) {
 		env.ExpectHungWebhook(ctx, env.NewNamespace(ctx))
 	})

@@ -11,11 +11,15 @@ package chapter10
 import (
 	"testing"
 
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
 	"example.com/redis-operator/tests/framework"
 )
 
 var env = framework.NewInClusterSuite(10)
 
 func TestChapter10(t *testing.T) {
-	framework.RunSuite(t, env, "Chapter 10: admission")
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Chapter 10: admission", Label("chapter-10"))
 }

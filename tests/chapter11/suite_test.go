@@ -11,11 +11,15 @@ package chapter11
 import (
 	"testing"
 
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
 	"example.com/redis-operator/tests/framework"
 )
 
 var env = framework.NewFaultSuite(11)
 
 func TestChapter11(t *testing.T) {
-	framework.RunSuite(t, env, "Chapter 11: faults")
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Chapter 11: faults", Label("chapter-11"))
 }

@@ -60,6 +60,7 @@ func (c *InCluster) ServedCertSerial(ctx context.Context, r *Replica) (*big.Int,
 // gone, or the host processes stopped.
 func (c *InCluster) StopAll(ctx context.Context) {
 	GinkgoHelper()
+	mustBeSerial("stopping every replica")
 	if !c.pods {
 		for _, r := range c.hosts {
 			r.proc.Stop(30 * time.Second)
@@ -78,6 +79,7 @@ func (c *InCluster) StopAll(ctx context.Context) {
 // one's webhook server answers.
 func (c *InCluster) StartAll(ctx context.Context) {
 	GinkgoHelper()
+	mustBeSerial("starting every replica")
 	if c.pods {
 		dep := &appsv1.Deployment{}
 		Expect(c.env.Client.Get(ctx, client.ObjectKey{Namespace: OperatorNamespace, Name: Deployment}, dep)).To(Succeed())
@@ -106,6 +108,8 @@ func (c *InCluster) waitForWebhook(ctx context.Context) error {
 // kernel still accepts connections on its ports, but nothing answers:
 // a webhook that hangs.
 func (c *InCluster) Freeze(ctx context.Context, freeze bool) error {
+	GinkgoHelper()
+	mustBeSerial("freezing the replicas")
 	replicas, err := c.Replicas(ctx)
 	if err != nil {
 		return err
@@ -129,9 +133,11 @@ func (c *InCluster) Freeze(ctx context.Context, freeze bool) error {
 	return nil
 }
 
-// SetFailurePolicy sets the webhook's failurePolicy (Ignore or Fail).
+// SetFailurePolicy sets the webhook's failurePolicy (Ignore or Fail), for
+// every spec: a Serial spec's.
 func (e *Env) SetFailurePolicy(ctx context.Context, policy string) {
 	GinkgoHelper()
+	mustBeSerial("SetFailurePolicy")
 	e.MustKubectl(ctx, "patch", "validatingwebhookconfiguration", WebhookConfiguration, "--type=json",
 		"-p", fmt.Sprintf(`[{"op":"replace","path":"/webhooks/0/failurePolicy","value":%q}]`, policy))
 }

@@ -41,12 +41,14 @@ var countWrites = []string{EnvCrashAfterWrite + "=0"}
 // can kill it at the moment it chooses.
 func NewFaultSuite(chapter int) *Env {
 	env := &Env{Chapter: chapter, specsRunOperator: true}
-	BeforeSuite(func(ctx SpecContext) {
+	env.registerSuiteNodes(func(ctx context.Context) {
 		env.prepareOperator(ctx)
 		env.Operator.Env = []string{"ENABLE_WEBHOOKS=false"}
 		env.waitForOwnerMapping(ctx)
-	}, NodeTimeout(SetupTimeout))
-	AfterSuite(func(ctx SpecContext) { env.Teardown(ctx) }, NodeTimeout(SetupTimeout))
+	}, func(ctx context.Context) {
+		env.connect(ctx)
+		env.Operator = env.remoteOperator()
+	})
 	return env
 }
 
@@ -116,7 +118,11 @@ func writesIn(log string) []Write {
 
 // WritesSince lists the writes the operator logged after offset (see
 // LogOffset), the crash line included.
-func (o *Operator) WritesSince(offset int64) []Write { return writesIn(o.LogSince(offset)) }
+func (o *Operator) WritesSince(offset int64) []Write {
+	GinkgoHelper()
+	mustBeSerial("WritesSince")
+	return writesIn(o.LogSince(offset))
+}
 
 // crashed reports whether err is the exit of an operator that crashed on
 // purpose.

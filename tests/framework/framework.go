@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -60,26 +59,19 @@ type Env struct {
 	// specsRunOperator is set when each spec starts and stops the
 	// operator itself (NewFaultSuite): nothing else starts it then.
 	specsRunOperator bool
-	// failed is set when a spec failed, so that the cluster's logs are
-	// exported once when the suite ends.
-	failed bool
 }
 
-// NewSuite registers the BeforeSuite and AfterSuite of chapter n's suite
-// and returns the Env they fill in: the cluster, the CRD installed, and
+// NewSuite registers the set-up and tear-down of chapter n's suite and
+// returns the Env they fill in: the cluster, the CRD installed, and
 // chapter n's operator (bin/operator) running under the chapter's own RBAC
-// role.
+// role, one for all the suite's parallel processes.
 func NewSuite(chapter int) *Env {
 	env := &Env{Chapter: chapter}
-	BeforeSuite(func(ctx SpecContext) { env.setup(ctx) }, NodeTimeout(SetupTimeout))
-	AfterSuite(func(ctx SpecContext) { env.Teardown(ctx) }, NodeTimeout(SetupTimeout))
+	env.registerSuiteNodes(env.setup, func(ctx context.Context) {
+		env.connect(ctx)
+		env.Operator = env.remoteOperator()
+	})
 	return env
-}
-
-// RunSuite runs a chapter's specs under the label chapter-NN.
-func RunSuite(t *testing.T, env *Env, title string) {
-	RegisterFailHandler(Fail)
-	RunSpecs(t, title, Label(fmt.Sprintf("chapter-%02d", env.Chapter)))
 }
 
 // Lesson labels the specs that prove what a chapter teaches: each must fail
@@ -109,6 +101,7 @@ func LessonStep(text string) {
 }
 
 func (e *Env) setup(ctx context.Context) {
+	GinkgoHelper()
 	e.prepareOperator(ctx)
 	By(fmt.Sprintf("starting the chapter %d operator as that ServiceAccount (log: %s)", e.Operator.Chapter, e.Operator.LogPath))
 	Expect(e.Operator.Start(ctx)).To(Succeed())
@@ -119,18 +112,13 @@ func (e *Env) setup(ctx context.Context) {
 // of its own; it does not start it.
 func (e *Env) prepareOperator(ctx context.Context) {
 	e.setupCluster(ctx)
-	root := RepoRoot()
-	chapter := e.Chapter
-	binary := os.Getenv("OPERATOR_BIN")
-	if binary == "" {
-		binary = filepath.Join(root, "bin", "operator")
+	if os.Getenv("OPERATOR_BIN") == "" {
 		Expect(e.make(ctx, "build")).To(Succeed())
 	}
 	operatorChapter := e.operatorChapter()
-
-	operatorKubeconfig := filepath.Join(root, "_output", "operator", fmt.Sprintf("chapter%02d.kubeconfig", chapter))
+	operatorKubeconfig := e.operatorKubeconfig()
 	if operatorChapter != 0 {
-		role, err := ChapterRole(root, operatorChapter)
+		role, err := ChapterRole(RepoRoot(), operatorChapter)
 		Expect(err).NotTo(HaveOccurred())
 		e.operatorRole = role
 		By(fmt.Sprintf("making a ServiceAccount bound only to chapter %d's role (%s)", operatorChapter, role))
@@ -138,17 +126,55 @@ func (e *Env) prepareOperator(ctx context.Context) {
 	}
 
 	e.Operator = &Operator{
-		Binary:     binary,
+		Binary:     e.operatorBinary(),
 		Chapter:    operatorChapter,
 		Kubeconfig: operatorKubeconfig,
-		LogPath:    filepath.Join(root, "_output", "logs", fmt.Sprintf("chapter%02d-operator.log", chapter)),
+		LogPath:    e.operatorLogPath(),
 	}
 	_ = os.Remove(e.Operator.LogPath)
 }
 
-// setupCluster sets the suite's timing, connects to the cluster and
-// installs the CRD.
+// operatorBinary is the operator the suite runs: OPERATOR_BIN, or
+// bin/operator, which `make build` makes.
+func (e *Env) operatorBinary() string {
+	if b := os.Getenv("OPERATOR_BIN"); b != "" {
+		return b
+	}
+	return filepath.Join(RepoRoot(), "bin", "operator")
+}
+
+// operatorKubeconfig holds the credentials of the operator's
+// ServiceAccount.
+func (e *Env) operatorKubeconfig() string {
+	return filepath.Join(RepoRoot(), "_output", "operator", fmt.Sprintf("chapter%02d.kubeconfig", e.Chapter))
+}
+
+// operatorLogPath is the file the suite's host operator logs to.
+func (e *Env) operatorLogPath() string {
+	return filepath.Join(RepoRoot(), "_output", "logs", fmt.Sprintf("chapter%02d-operator.log", e.Chapter))
+}
+
+// remoteOperator is the handle of a process other than 1 on the operator
+// that process 1 runs: it names the operator's binary, credentials and
+// log, and refuses to start, stop or signal it.
+func (e *Env) remoteOperator() *Operator {
+	return &Operator{Binary: e.operatorBinary(), Chapter: e.operatorChapter(), Kubeconfig: e.operatorKubeconfig(),
+		LogPath: e.operatorLogPath(), remote: true}
+}
+
+// setupCluster connects to the cluster and installs the CRD.
 func (e *Env) setupCluster(ctx context.Context) {
+	GinkgoHelper()
+	e.connect(ctx)
+	// Each chapter installs its own CRD: from chapter 10 on, it has CEL
+	// rules that the chapters before do not.
+	Expect(e.make(ctx, "install", fmt.Sprintf("OPERATOR_CHAPTER=%d", e.operatorChapter()))).To(Succeed())
+}
+
+// connect sets the suite's timing and connects to the cluster: kubectl
+// and a client. Every parallel process does.
+func (e *Env) connect(ctx context.Context) {
+	GinkgoHelper()
 	SetDefaultEventuallyTimeout(eventuallyTimeout())
 	SetDefaultEventuallyPollingInterval(PollingInterval)
 	SetDefaultConsistentlyDuration(ConsistentlyWindow)
@@ -167,10 +193,6 @@ func (e *Env) setupCluster(ctx context.Context) {
 	Expect(err).NotTo(HaveOccurred())
 	e.Client, err = NewClient(kubeconfig)
 	Expect(err).NotTo(HaveOccurred())
-
-	// Each chapter installs its own CRD: from chapter 10 on, it has CEL
-	// rules that the chapters before do not.
-	Expect(e.make(ctx, "install", fmt.Sprintf("OPERATOR_CHAPTER=%d", e.operatorChapter()))).To(Succeed())
 }
 
 // eventuallyTimeout is how long Eventually waits: DefaultEventuallyTimeout
@@ -266,8 +288,9 @@ func (e *Env) NewNamespace(ctx context.Context) string {
 			e.Dump(ctx, ns)
 		}
 		// A Redis keeps its finalizers until a running operator of a
-		// finalizer chapter removes them; make sure one runs.
-		if e.Operator != nil && !e.specsRunOperator && !e.Operator.Running() {
+		// finalizer chapter removes them; make sure one runs. (Only a
+		// Serial spec stops it, on process 1.)
+		if e.Operator != nil && !e.Operator.remote && !e.specsRunOperator && !e.Operator.Running() {
 			Expect(e.Operator.Start(ctx)).To(Succeed())
 		}
 		// The namespace controller takes a few seconds; the next spec does
@@ -279,9 +302,11 @@ func (e *Env) NewNamespace(ctx context.Context) string {
 
 // WaitForOtherNamespacesGone waits until this suite's namespaces other than
 // keep are deleted, for specs that observe the operator as a whole (its
-// metrics) and must not see it reconcile an earlier spec's objects.
+// metrics) and must not see it reconcile an earlier spec's objects. Such
+// a spec is Serial.
 func (e *Env) WaitForOtherNamespacesGone(ctx context.Context, keep string) {
 	GinkgoHelper()
+	mustBeSerial("WaitForOtherNamespacesGone")
 	Eventually(func(g Gomega) []string {
 		list := &corev1.NamespaceList{}
 		g.Expect(e.Client.List(ctx, list, client.MatchingLabels{suiteLabel: e.suiteLabelValue()})).To(Succeed())

@@ -65,6 +65,9 @@ type InCluster struct {
 	// webhookPorts are the host replicas' webhook ports; the API server
 	// calls the first (make deploy WEBHOOK_URL=...).
 	webhookPorts []int
+	// remote is set on the parallel processes other than 1, which did not
+	// deploy the operator: they can list its pods, not its host replicas.
+	remote bool
 }
 
 // Replica is one replica of the deployed operator: a pod, or a host
@@ -85,12 +88,14 @@ type Replica struct {
 // undeploy`.
 func NewInClusterSuite(chapter int) *Env {
 	env := &Env{Chapter: chapter}
-	BeforeSuite(func(ctx SpecContext) {
+	env.registerSuiteNodes(func(ctx context.Context) {
 		env.setupCluster(ctx)
 		env.InCluster = &InCluster{env: env, Chapter: env.operatorChapter(), pods: env.Cluster.Name() != cluster.Local}
 		Expect(env.InCluster.Deploy(ctx)).To(Succeed())
-	}, NodeTimeout(SetupTimeout))
-	AfterSuite(func(ctx SpecContext) { env.Teardown(ctx) }, NodeTimeout(SetupTimeout))
+	}, func(ctx context.Context) {
+		env.connect(ctx)
+		env.InCluster = &InCluster{env: env, Chapter: env.operatorChapter(), pods: env.Cluster.Name() != cluster.Local, remote: true}
+	})
 	return env
 }
 
@@ -101,6 +106,8 @@ func (c *InCluster) Pods() bool { return c.pods }
 // replicas run and, from chapter 10 on, the API server reaches their
 // webhook.
 func (c *InCluster) Deploy(ctx context.Context) error {
+	GinkgoHelper()
+	mustBeSerial("make deploy")
 	args := []string{"deploy", "OPERATOR_CHAPTER=" + strconv.Itoa(c.Chapter)}
 	if !c.pods {
 		// The local API server runs on the host and reaches no Service's
@@ -131,6 +138,8 @@ func (c *InCluster) Deploy(ctx context.Context) error {
 // Undeploy runs `make undeploy` (on the local backend, after stopping
 // the host processes, whose ServiceAccount it deletes).
 func (c *InCluster) Undeploy(ctx context.Context) error {
+	GinkgoHelper()
+	mustBeSerial("make undeploy")
 	for _, r := range c.hosts {
 		r.proc.Stop(30 * time.Second)
 	}
@@ -193,8 +202,20 @@ func (r *Replica) start(ctx context.Context) error {
 var operatorPods = client.MatchingLabels{"app.kubernetes.io/name": "redis-operator", "app.kubernetes.io/component": "controller-manager"}
 
 // Replicas lists the replicas that run now: the Deployment's pods that
-// run and are not being deleted, or the host processes.
+// run and are not being deleted, or the host processes. A spec that
+// looks at the replicas one by one is Serial: it stops them, or counts
+// what each does.
 func (c *InCluster) Replicas(ctx context.Context) ([]*Replica, error) {
+	GinkgoHelper()
+	mustBeSerial("looking at the operator's replicas")
+	return c.replicas(ctx)
+}
+
+// replicas is Replicas without the check; the failure dump uses it.
+func (c *InCluster) replicas(ctx context.Context) ([]*Replica, error) {
+	if !c.pods && c.remote {
+		return nil, fmt.Errorf("the host replicas run on parallel process 1, not %d; their logs are in _output/logs", GinkgoParallelProcess())
+	}
 	if !c.pods {
 		var running []*Replica
 		for _, r := range c.hosts {
@@ -221,6 +242,7 @@ func (c *InCluster) Replicas(ctx context.Context) ([]*Replica, error) {
 // run, all ready, and no other (an old pod still terminating) is left.
 func (c *InCluster) ExpectReplicasRun(ctx context.Context) {
 	GinkgoHelper()
+	mustBeSerial("waiting for the operator's replicas")
 	if !c.pods {
 		for _, r := range c.hosts {
 			if !r.proc.Running() {
@@ -299,6 +321,8 @@ func (c *InCluster) Log(ctx context.Context, r *Replica) string {
 // Stop stops replica r: with SIGTERM, as a rollout or a drained node
 // does, or with SIGKILL, as a crash or a lost node does.
 func (c *InCluster) Stop(ctx context.Context, r *Replica, kill bool) error {
+	GinkgoHelper()
+	mustBeSerial("stopping a replica")
 	switch {
 	case !c.pods && kill:
 		r.proc.Kill()
@@ -429,7 +453,7 @@ func (c *InCluster) teardown(ctx context.Context) {
 
 // dump adds each replica's log to a failed spec's report.
 func (c *InCluster) dump(ctx context.Context) {
-	replicas, err := c.Replicas(ctx)
+	replicas, err := c.replicas(ctx)
 	if err != nil {
 		AddReportEntry("the operator's replicas", err.Error())
 	}

@@ -36,6 +36,9 @@ type Operator struct {
 	Env []string
 	// Args are more flags for every start, e.g. --leader-elect.
 	Args []string
+	// remote is set on the parallel processes other than 1: the operator
+	// is process 1's, and only its log can be read here.
+	remote bool
 
 	mu   sync.Mutex
 	proc *proc.Operator
@@ -160,6 +163,8 @@ func (e *Env) tokenKubeconfig(ctx context.Context, ns, name, path string) error 
 // Chapter 0 is no operator at all: the CRD alone, which is what chapter
 // 1's lesson specs must fail against.
 func (o *Operator) Start(ctx context.Context) error {
+	GinkgoHelper()
+	mustBeSerial("starting the operator")
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.start(ctx, nil)
@@ -167,6 +172,9 @@ func (o *Operator) Start(ctx context.Context) error {
 
 // start starts the operator with more environment; o.mu is held.
 func (o *Operator) start(ctx context.Context, env []string) error {
+	if o.remote {
+		return o.errRemote()
+	}
 	if o.Chapter == 0 {
 		GinkgoWriter.Println("chapter 0: no operator runs")
 		return nil
@@ -197,6 +205,8 @@ const restartBackOff = time.Second
 // back-off after a run and restartBackOff after a failed start. Stop ends
 // the supervision; Exits says what ended each run and each failed start.
 func (o *Operator) StartSupervised(ctx context.Context, env, restartEnv []string) error {
+	GinkgoHelper()
+	mustBeSerial("starting the operator")
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if err := o.start(ctx, env); err != nil {
@@ -264,6 +274,8 @@ func (o *Operator) addExit(err error) {
 
 // Signal sends sig to the operator's process.
 func (o *Operator) Signal(sig os.Signal) error {
+	GinkgoHelper()
+	mustBeSerial("signalling the operator")
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.proc == nil {
@@ -282,6 +294,11 @@ func (o *Operator) Running() bool {
 // Stop stops the operator gracefully (and its supervisor, if any) and
 // waits for it to exit.
 func (o *Operator) Stop() error {
+	GinkgoHelper()
+	mustBeSerial("stopping the operator")
+	if o.remote {
+		return o.errRemote()
+	}
 	if o.stopSupervisor != nil {
 		close(o.stopSupervisor)
 		<-o.supervisorDone
@@ -315,6 +332,11 @@ func (o *Operator) WriteRequests(ctx context.Context) (float64, error) {
 // metric sums the samples of a family on the operator's metrics endpoint
 // for which match is true.
 func (o *Operator) metric(ctx context.Context, family string, match func(map[string]string) bool) (float64, error) {
+	GinkgoHelper()
+	mustBeSerial("reading the operator's metrics, which count what every spec makes it do,")
+	if o.remote {
+		return 0, o.errRemote()
+	}
 	if o.Chapter == 0 {
 		return 0, fmt.Errorf("no operator runs (chapter 0)")
 	}
@@ -348,19 +370,41 @@ func (e *Env) SettledReconcileTotal(ctx context.Context, ns string) float64 {
 	return total
 }
 
-// ExpectReconcile runs action once the operator is idle and waits until
-// the operator has finished a reconcile of Redis ns/name that started
-// after it: the proof, for a spec that says something must not happen,
-// that what would have made it happen did happen. A reconcile of another
-// object does not count.
+// ExpectReconcile runs action once the operator is done with Redis
+// ns/name (WaitForIdle) and waits until the operator has finished a
+// reconcile of ns/name that started after it: the proof, for a spec that
+// says something must not happen, that what would have made it happen did
+// happen. A reconcile of another object does not count, so the specs that
+// run beside it in parallel do not disturb it.
 func (e *Env) ExpectReconcile(ctx context.Context, ns, name string, action func()) {
 	GinkgoHelper()
-	e.SettledReconcileTotal(ctx, ns)
+	e.WaitForIdle(ctx, ns, name)
 	offset := e.Operator.LogOffset()
 	action()
 	Eventually(func() []ReconcileCall { return e.Operator.ReconcilesSince(offset) }).WithContext(ctx).
 		Should(ContainElement(And(HaveField("Namespace", ns), HaveField("Name", name), HaveField("Done", true))),
 			"the operator did not reconcile Redis %s/%s after the action", ns, name)
+}
+
+// idleFor is how long the operator must have started no reconcile of a
+// Redis for WaitForIdle: longer than the events of its last change take
+// to reach the operator.
+const idleFor = 3 * time.Second
+
+// WaitForIdle waits until the operator's log shows no reconcile of Redis
+// ns/name running and none started for idleFor: whatever the Redis' last
+// change queued has been reconciled. Only this Redis counts; the operator
+// may be busy with others.
+func (e *Env) WaitForIdle(ctx context.Context, ns, name string) {
+	GinkgoHelper()
+	this := And(HaveField("Namespace", ns), HaveField("Name", name))
+	Eventually(func(g Gomega) {
+		offset := e.Operator.LogOffset()
+		g.Expect(e.Operator.ReconcilesSince(0)).NotTo(ContainElement(And(this, HaveField("Done", false))),
+			"a reconcile of Redis %s/%s is running", ns, name)
+		g.Consistently(func() []ReconcileCall { return e.Operator.ReconcilesSince(offset) }).WithContext(ctx).
+			WithTimeout(idleFor).ShouldNot(ContainElement(this), "the operator reconciled Redis %s/%s again", ns, name)
+	}).WithContext(ctx).Should(Succeed(), "the operator did not stop reconciling Redis %s/%s", ns, name)
 }
 
 // ReconcilesSince lists the reconciles the operator started after offset
@@ -370,9 +414,17 @@ func (o *Operator) ReconcilesSince(offset int64) []ReconcileCall {
 }
 
 // ReconcileOverlapSince says what the operator's log after offset shows of
-// reconciles that ran at the same time.
+// reconciles that ran at the same time, of every object: a Serial spec's.
 func (o *Operator) ReconcileOverlapSince(offset int64) Overlap {
+	GinkgoHelper()
+	mustBeSerial("ReconcileOverlapSince")
 	return reconcileOverlap(o.LogSince(offset))
+}
+
+// errRemote is what a process other than 1 gets when it asks to run the
+// operator.
+func (o *Operator) errRemote() error {
+	return fmt.Errorf("the chapter %d operator runs on parallel process 1, not %d", o.Chapter, GinkgoParallelProcess())
 }
 
 // LogOffset is where the operator's log ends now, for LogSince.

@@ -22,6 +22,9 @@ type ReconcileCall struct {
 	ID, Namespace, Name string
 	// Done is false while the call has not returned (yet).
 	Done bool
+	// Failed is true when the call returned an error ("Reconciler
+	// error").
+	Failed bool
 }
 
 // reconcileEvent is one log line of a reconcile: its start or its end.
@@ -58,7 +61,7 @@ func parseReconcileLog(log string) []reconcileEvent {
 			continue
 		}
 		events = append(events, reconcileEvent{
-			call:  ReconcileCall{ID: kv.ReconcileID, Namespace: kv.Namespace, Name: kv.Name, Done: !start},
+			call:  ReconcileCall{ID: kv.ReconcileID, Namespace: kv.Namespace, Name: kv.Name, Done: !start, Failed: msg == "Reconciler error"},
 			start: start,
 		})
 	}
@@ -75,7 +78,7 @@ func reconcileCalls(log string) []ReconcileCall {
 			index[ev.call.ID] = len(calls)
 			calls = append(calls, ev.call)
 		} else if i, ok := index[ev.call.ID]; ok {
-			calls[i].Done = true
+			calls[i].Done, calls[i].Failed = true, ev.call.Failed
 		}
 	}
 	return calls

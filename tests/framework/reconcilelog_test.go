@@ -32,7 +32,7 @@ func TestReconcileCalls(t *testing.T) {
 	got := reconcileCalls(log)
 	want := []ReconcileCall{
 		{ID: "1", Namespace: "ns", Name: "cache", Done: true},
-		{ID: "2", Namespace: "other", Name: "cache", Done: true},
+		{ID: "2", Namespace: "other", Name: "cache", Done: true, Failed: true},
 		{ID: "4", Namespace: "ns", Name: "cache", Done: false},
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {

@@ -1,0 +1,271 @@
+package framework
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	myappv1 "example.com/redis-operator/api/v1"
+)
+
+// The behaviour that several chapters prove, as specs that declare their
+// own Describe and It blocks, in the shape of cluster-api's
+// QuickStartSpec: a chapter's suite lists the ones it proves, each with
+// an Input that says what this chapter adds, and keeps only its own
+// lesson specs in its own files. So a behaviour has one set of spec
+// texts, labels and Serial decorators, wherever it is proven. Each spec
+// starts from a namespace of its own with Redis cache and its running
+// pods.
+
+// SpecInput is what every shared spec takes; the ones with more to say
+// take an Input of their own that starts with the same two fields.
+type SpecInput struct {
+	// Env is the suite's environment (NewSuite's).
+	Env *Env
+	// Lesson says that the running chapter is the one that teaches this
+	// behaviour: the specs that prove it are labelled Lesson, and `make
+	// prove-chapter` runs them against the chapter before, where each
+	// must fail after its LessonStep.
+	Lesson bool
+}
+
+// lessonIf is the Lesson label if lesson is set, else no label.
+func lessonIf(lesson bool) Labels {
+	if lesson {
+		return Lesson
+	}
+	return Labels{}
+}
+
+// checkEnv stops the suite's construction when a spec function was not
+// given the suite's Env.
+func checkEnv(spec string, env *Env) {
+	if env == nil {
+		panic(spec + ": Input.Env is nil; pass the suite's Env (the one framework.NewSuite returned)")
+	}
+}
+
+// RebuildSpecInput is RebuildSpec's input.
+type RebuildSpecInput struct {
+	// Env and Lesson: see SpecInput.
+	Env    *Env
+	Lesson bool
+	// RecordsPods says that the chapter records each pod in a finalizer
+	// of its Redis (chapters 2 to 6): a rebuilt pod stays recorded once.
+	RecordsPods bool
+	// SaysRebuilt says that the chapter tells a rebuilt pod from a new one
+	// with a SuccessfulRebuild event (chapters 5 and 6).
+	SaysRebuilt bool
+}
+
+// RebuildSpec proves chapter 5's lesson, which every later chapter keeps:
+// a pod deleted with kubectl comes back with the same name and a new UID,
+// also when deleted with others or again and again, and the Redis still
+// deletes cleanly.
+func RebuildSpec(in RebuildSpecInput) bool {
+	checkEnv("RebuildSpec", in.Env)
+	return Describe("A pod deleted with kubectl", func() {
+		e := in.Env
+		var ns string
+
+		BeforeEach(func(ctx SpecContext) {
+			ns = e.NewNamespace(ctx)
+			e.CreateRedis(ctx, ns, "cache", 3)
+			if in.RecordsPods {
+				Eventually(e.Finalizers).WithContext(ctx).WithArguments(ns, "cache").Should(HaveLen(3))
+			}
+		})
+
+		text := "comes back with the same name, a new UID, and runs"
+		if in.SaysRebuilt {
+			text += ", and the operator says it rebuilt it"
+		}
+		It(text, lessonIf(in.Lesson), func(ctx SpecContext) {
+			e.ExpectPodComesBack(ctx, ns)
+			if in.SaysRebuilt {
+				Eventually(e.EventReasons).WithContext(ctx).WithArguments(ns, "Redis", "cache").
+					Should(ContainElement("SuccessfulRebuild"))
+			}
+		})
+
+		DescribeTable("comes back also when deleted together with others, without a reconcile error",
+			func(ctx SpecContext, deleteArgs ...string) {
+				e.ExpectPodsComeBackTogether(ctx, ns, deleteArgs...)
+			},
+			Entry("by name", lessonIf(in.Lesson), "delete", "pod", "cache-0", "cache-1", "cache-2"),
+			Entry("by label", lessonIf(in.Lesson), "delete", "pods", "-l", "app.kubernetes.io/instance=cache"),
+			Entry("forced, without grace period", lessonIf(in.Lesson), "delete", "pod", "cache-0", "cache-1", "cache-2", "--force", "--grace-period=0"),
+		)
+
+		text = "comes back each time it is deleted"
+		if in.RecordsPods {
+			text += ", still recorded by one finalizer"
+		}
+		It(text, lessonIf(in.Lesson), func(ctx SpecContext) {
+			e.ExpectPodComesBackEachTime(ctx, ns)
+			if in.RecordsPods {
+				Expect(e.Finalizers(ctx, ns, "cache")).To(ConsistOf(
+					myappv1.GroupName+"/cache-0", myappv1.GroupName+"/cache-1", myappv1.GroupName+"/cache-2"))
+			}
+		})
+
+		// Never a lesson spec: chapter 4 rebuilds nothing, so its Redis
+		// deletes cleanly too, and the spec fails against it only because
+		// no pod comes back. It was checked by breaking it once: a delete
+		// that also runs the create loop (a pod rebuilt while its Redis
+		// goes) fails it.
+		It("does not stop the Redis from being deleted, leaving nothing behind", func(ctx SpecContext) {
+			e.ExpectRedisDeletionLeavesNothing(ctx, ns)
+		})
+	})
+}
+
+// ScaleSpecInput is ScaleSpec's input.
+type ScaleSpecInput struct {
+	// Env and Lesson: see SpecInput.
+	Env    *Env
+	Lesson bool
+	// RecordsPods: see RebuildSpecInput. The Redis then records the pods a
+	// scale-up adds, and forgets those a scale-down removed.
+	RecordsPods bool
+	// SaysRebuilt: see RebuildSpecInput. A pod a scale-up creates again is
+	// then not called rebuilt.
+	SaysRebuilt bool
+}
+
+// ScaleSpec proves the scaling of chapter 6, which every later chapter
+// keeps: kubectl scale deletes the highest pods going down and creates
+// new ones going up.
+func ScaleSpec(in ScaleSpecInput) bool {
+	checkEnv("ScaleSpec", in.Env)
+	return Describe("kubectl scale", func() {
+		e := in.Env
+		var ns string
+
+		BeforeEach(func(ctx SpecContext) {
+			ns = e.NewNamespace(ctx)
+			e.CreateRedis(ctx, ns, "cache", 3)
+			if in.RecordsPods {
+				Eventually(e.Finalizers).WithContext(ctx).WithArguments(ns, "cache").Should(HaveLen(3))
+			}
+		})
+
+		It("deletes the highest pods going down, and creates new ones going up", lessonIf(in.Lesson), func(ctx SpecContext) {
+			e.ExpectScaleDownAndUp(ctx, ns)
+			if in.RecordsPods {
+				Eventually(e.Finalizers).WithContext(ctx).WithArguments(ns, "cache").Should(HaveLen(4))
+			}
+			if in.SaysRebuilt {
+				By("the pods that the scale-up created again are not called rebuilt")
+				Eventually(e.EventNotes).WithContext(ctx).WithArguments(ns, "Redis", "cache").
+					Should(ContainElement("SuccessfulCreate: Created pod cache-3"))
+				Consistently(e.EventNotes).WithContext(ctx).WithArguments(ns, "Redis", "cache").
+					ShouldNot(ContainElement(HavePrefix("SuccessfulRebuild")), "a pod created by a scale-up was called a rebuild")
+			}
+		})
+
+		if !in.RecordsPods {
+			return
+		}
+		It("forgets the pods beyond its replicas once they are gone", lessonIf(in.Lesson), func(ctx SpecContext) {
+			// Whoever deletes them: chapter 5 does not scale down, so the
+			// setup deletes what is still there by hand; chapter 6 has
+			// usually deleted them first.
+			By("scaling down to 1, and deleting cache-1 and cache-2 if they are still there")
+			e.MustKubectl(ctx, "scale", "redis/cache", "--replicas=1", "-n", ns)
+			e.MustKubectl(ctx, "delete", "pod", "cache-1", "cache-2", "-n", ns, "--ignore-not-found")
+			Eventually(e.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(Equal([]string{"cache-0"}))
+
+			LessonStep("the Redis records only cache-0")
+			Eventually(e.Finalizers).WithContext(ctx).WithArguments(ns, "cache").Should(ConsistOf(myappv1.GroupName+"/cache-0"),
+				"the Redis still records the pods beyond its replicas")
+		})
+	})
+}
+
+// StatusSpec proves the status of chapter 6, which every later chapter
+// keeps: it counts the ready pods, says Available, follows a change of
+// replicas, and is not written when nothing changed.
+func StatusSpec(in SpecInput) bool {
+	checkEnv("StatusSpec", in.Env)
+	return Describe("A Redis' status", func() {
+		e := in.Env
+		var ns string
+
+		BeforeEach(func(ctx SpecContext) {
+			ns = e.NewNamespace(ctx)
+			e.CreateRedis(ctx, ns, "cache", 3)
+		})
+
+		It("counts the ready pods, is Available once all are, and shows in kubectl get", lessonIf(in.Lesson), func(ctx SpecContext) {
+			e.ExpectStatusShowsReadyPods(ctx, ns)
+		})
+
+		// Never a lesson spec: chapter 5 has no status, so the one red it
+		// can show is the spec before's. It was checked by breaking it
+		// once: a status that keeps the generation it first observed
+		// fails it.
+		It("follows a scale-down, and becomes Available again", func(ctx SpecContext) {
+			e.ExpectStatusFollowsScaleDown(ctx, ns)
+		})
+
+		It("is not written while nothing changes: reconciling a steady Redis sends no write", Serial, func(ctx SpecContext) {
+			e.ExpectNoWriteWhenSteady(ctx, ns)
+		})
+	})
+}
+
+// EndedPodSpec proves that a pod that ended is replaced (chapter 6 on).
+func EndedPodSpec(in SpecInput) bool {
+	checkEnv("EndedPodSpec", in.Env)
+	return Describe("A pod that ended (phase Failed, as after an eviction)", func() {
+		It("is replaced", lessonIf(in.Lesson), func(ctx SpecContext) {
+			e := in.Env
+			ns := e.NewNamespace(ctx)
+			e.CreateRedis(ctx, ns, "cache", 3)
+			e.ExpectEndedPodReplaced(ctx, ns)
+		})
+	})
+}
+
+// ForeignPodSpec proves that deleting a Redis leaves alone a pod that
+// took the name of one of its pods and that it does not control (chapter
+// 3 on). Serial: it stops the operator.
+func ForeignPodSpec(in SpecInput) bool {
+	checkEnv("ForeignPodSpec", in.Env)
+	return Describe("A Redis", func() {
+		It("leaves alone, when deleted, a pod that took the name of one of its pods and that it does not control", Serial, lessonIf(in.Lesson), func(ctx SpecContext) {
+			e := in.Env
+			e.ExpectForeignPodSurvivesRedisDeletion(ctx, e.NewNamespace(ctx))
+		})
+	})
+}
+
+// NoFinalizerSpec proves chapter 7's change, which the chapters after it
+// keep: a Redis carries no finalizer, its pods go with it through the
+// garbage collector, and a Redis that chapters 2 to 6 left with a
+// finalizer per pod loses them. Serial: it counts reconciles and stops
+// the operator.
+func NoFinalizerSpec(in SpecInput) bool {
+	checkEnv("NoFinalizerSpec", in.Env)
+	return Describe("A Redis without finalizers", Serial, func() {
+		e := in.Env
+		var ns string
+
+		BeforeEach(func(ctx SpecContext) {
+			ns = e.NewNamespace(ctx)
+			e.CreateRedis(ctx, ns, "cache", 3)
+		})
+
+		It("carries no finalizer, and its pods go with it through the garbage collector", lessonIf(in.Lesson), func(ctx SpecContext) {
+			e.ExpectNoFinalizerPodsGoWithRedis(ctx, ns)
+		})
+
+		It("left by chapter 6 with a finalizer per pod loses them, keeps its pods, and still deletes cleanly", lessonIf(in.Lesson), func(ctx SpecContext) {
+			e.ExpectLegacyFinalizersRemoved(ctx, ns)
+		})
+
+		It("deleted while it still carries chapter 6's finalizers does not stay in Terminating", func(ctx SpecContext) {
+			e.ExpectDeletedWithLegacyFinalizersGoes(ctx, ns)
+		})
+	})
+}
