@@ -271,3 +271,13 @@ func TestGoModTidy(t *testing.T) {
 		t.Errorf("go.sum after tidy: %q, want none", got["go.sum"])
 	}
 }
+
+// TestBranchImports: the course's hunks name the packages where the
+// branch has them, as the branch's files import them.
+func TestBranchImports(t *testing.T) {
+	hunks := "@@ -1,3 +1,3 @@\n \tmyappv1 \"" + module + "/api/v1\"\n-\t\"" + module + "/tests/fakeapi\"\n+\t\"fmt\"\n \t\"" + module + "/tests/framework\"\n"
+	want := "@@ -1,3 +1,3 @@\n \tmyappv1 \"" + module + "/api/v1\"\n-\t\"" + module + "/test/fakeapi\"\n+\t\"fmt\"\n \t\"" + module + "/test/e2e/framework\"\n"
+	if got := branchImports(hunks, module, ch3); got != want {
+		t.Errorf("branchImports =\n%s\nwant\n%s", got, want)
+	}
+}

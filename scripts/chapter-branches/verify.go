@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -78,7 +79,7 @@ func verifyIn(ctx context.Context, r *repo, s *source, commits []built, scratch,
 			}
 		}
 		if i > 0 {
-			if err := compareDiffs(ctx, r, course, commits[i-1], b, w); err != nil {
+			if err := compareDiffs(ctx, r, course, s.module, commits[i-1], b, w); err != nil {
 				return fmt.Errorf("%s: %w", b.chapter.branch(), err)
 			}
 		}
@@ -152,7 +153,7 @@ func extract(ctx context.Context, r *repo, commit, dir string, paths ...string) 
 // git and diff(1) may align a change differently (git slides hunks to
 // blank lines); then diff(1) of the two branches' files must give the
 // course's hunks.
-func compareDiffs(ctx context.Context, r *repo, course string, prev, cur built, w io.Writer) error {
+func compareDiffs(ctx context.Context, r *repo, course, module string, prev, cur built, w io.Writer) error {
 	n := cur.chapter.number
 	cmd := exec.CommandContext(ctx, "bash", "scripts/diff-chapter.sh", strconv.Itoa(n))
 	cmd.Dir = course
@@ -166,12 +167,13 @@ func compareDiffs(ctx context.Context, r *repo, course string, prev, cur built, 
 	if err != nil {
 		return fmt.Errorf("make diff-chapter %d: %w", n, err)
 	}
-	// Course paths are branch paths; what is not the controller or its
+	// Course paths are branch paths, and so are the packages the hunks
+	// import (transform rewrites them); what is not the controller or its
 	// role (a translated README, say) is not part of this diff.
 	inBranch := map[string]string{}
 	for p, hunks := range want {
 		if bp, ok := branchPath(p, cur.chapter); ok && (strings.HasPrefix(bp, "internal/controller/") || bp == "config/rbac/role.yaml") {
-			inBranch[bp] = hunks
+			inBranch[bp] = branchImports(hunks, module, cur.chapter)
 		}
 	}
 	want = inBranch
@@ -210,6 +212,25 @@ func compareDiffs(ctx context.Context, r *repo, course string, prev, cur built, 
 	}
 	fmt.Fprintln(w)
 	return nil
+}
+
+// quotedImport is a package of the module, quoted as an import is.
+var quotedImport = regexp.MustCompile(`"([^"\s]+)"`)
+
+// branchImports rewrites the packages of module that hunks name in quotes
+// to where they are in chapter c's branch, as transform rewrites the
+// imports of the branch's files.
+func branchImports(hunks, module string, c chapter) string {
+	return quotedImport.ReplaceAllStringFunc(hunks, func(q string) string {
+		imp := strings.Trim(q, `"`)
+		if !strings.HasPrefix(imp, module+"/") {
+			return q
+		}
+		if p, err := importPath(imp, module, c); err == nil {
+			return `"` + p + `"`
+		}
+		return q
+	})
 }
 
 // files lists the paths of a parsed diff.
