@@ -44,6 +44,18 @@ func checkEnv(spec string, env *Env) {
 	}
 }
 
+// newCache gives a spec a namespace of its own with Redis cache and its
+// three running pods; with recordsPods, once the Redis records them.
+func newCache(ctx SpecContext, e *Env, recordsPods bool) string {
+	GinkgoHelper()
+	ns := e.NewNamespace(ctx)
+	e.CreateRedis(ctx, ns, "cache", 3)
+	if recordsPods {
+		Eventually(e.Finalizers).WithContext(ctx).WithArguments(ns, "cache").Should(HaveLen(3))
+	}
+	return ns
+}
+
 // RebuildSpecInput is RebuildSpec's input.
 type RebuildSpecInput struct {
 	// Env and Lesson: see SpecInput.
@@ -67,13 +79,7 @@ func RebuildSpec(in RebuildSpecInput) bool {
 		e := in.Env
 		var ns string
 
-		BeforeEach(func(ctx SpecContext) {
-			ns = e.NewNamespace(ctx)
-			e.CreateRedis(ctx, ns, "cache", 3)
-			if in.RecordsPods {
-				Eventually(e.Finalizers).WithContext(ctx).WithArguments(ns, "cache").Should(HaveLen(3))
-			}
-		})
+		BeforeEach(func(ctx SpecContext) { ns = newCache(ctx, e, in.RecordsPods) })
 
 		text := "comes back with the same name, a new UID, and runs"
 		if in.SaysRebuilt {
@@ -141,13 +147,7 @@ func ScaleSpec(in ScaleSpecInput) bool {
 		e := in.Env
 		var ns string
 
-		BeforeEach(func(ctx SpecContext) {
-			ns = e.NewNamespace(ctx)
-			e.CreateRedis(ctx, ns, "cache", 3)
-			if in.RecordsPods {
-				Eventually(e.Finalizers).WithContext(ctx).WithArguments(ns, "cache").Should(HaveLen(3))
-			}
-		})
+		BeforeEach(func(ctx SpecContext) { ns = newCache(ctx, e, in.RecordsPods) })
 
 		It("deletes the highest pods going down, and creates new ones going up", lessonIf(in.Lesson), func(ctx SpecContext) {
 			e.ExpectScaleDownAndUp(ctx, ns)
@@ -191,10 +191,7 @@ func StatusSpec(in SpecInput) bool {
 		e := in.Env
 		var ns string
 
-		BeforeEach(func(ctx SpecContext) {
-			ns = e.NewNamespace(ctx)
-			e.CreateRedis(ctx, ns, "cache", 3)
-		})
+		BeforeEach(func(ctx SpecContext) { ns = newCache(ctx, e, false) })
 
 		It("counts the ready pods, is Available once all are, and shows in kubectl get", lessonIf(in.Lesson), func(ctx SpecContext) {
 			e.ExpectStatusShowsReadyPods(ctx, ns)
@@ -219,10 +216,7 @@ func EndedPodSpec(in SpecInput) bool {
 	checkEnv("EndedPodSpec", in.Env)
 	return Describe("A pod that ended (phase Failed, as after an eviction)", func() {
 		It("is replaced", lessonIf(in.Lesson), func(ctx SpecContext) {
-			e := in.Env
-			ns := e.NewNamespace(ctx)
-			e.CreateRedis(ctx, ns, "cache", 3)
-			e.ExpectEndedPodReplaced(ctx, ns)
+			in.Env.ExpectEndedPodReplaced(ctx, newCache(ctx, in.Env, false))
 		})
 	})
 }
@@ -251,10 +245,7 @@ func NoFinalizerSpec(in SpecInput) bool {
 		e := in.Env
 		var ns string
 
-		BeforeEach(func(ctx SpecContext) {
-			ns = e.NewNamespace(ctx)
-			e.CreateRedis(ctx, ns, "cache", 3)
-		})
+		BeforeEach(func(ctx SpecContext) { ns = newCache(ctx, e, false) })
 
 		It("carries no finalizer, and its pods go with it through the garbage collector", lessonIf(in.Lesson), func(ctx SpecContext) {
 			e.ExpectNoFinalizerPodsGoWithRedis(ctx, ns)
