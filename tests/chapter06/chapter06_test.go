@@ -7,13 +7,13 @@ import "example.com/redis-operator/tests/framework"
 // Chapter 6's lesson: scaling both ways, the status, and a pod that ended
 // replaced.
 var (
-	_ = framework.ScaleSpec(framework.ScaleSpecInput{Env: env, Lesson: true, RecordsPods: true, SaysRebuilt: true})
+	_ = framework.ScaleSpec(framework.SpecInput{Env: env, Lesson: true, RecordsPods: true, SaysRebuilt: true})
 	_ = framework.StatusSpec(framework.SpecInput{Env: env, Lesson: true})
 	_ = framework.EndedPodSpec(framework.SpecInput{Env: env, Lesson: true})
 )
 
 // What chapters 3 and 5 taught, unchanged.
 var (
-	_ = framework.RebuildSpec(framework.RebuildSpecInput{Env: env, RecordsPods: true, SaysRebuilt: true})
+	_ = framework.RebuildSpec(framework.SpecInput{Env: env, RecordsPods: true, SaysRebuilt: true})
 	_ = framework.ForeignPodSpec(framework.SpecInput{Env: env})
 )

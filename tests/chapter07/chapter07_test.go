@@ -10,8 +10,8 @@ var _ = framework.NoFinalizerSpec(framework.SpecInput{Env: env, Lesson: true})
 
 // The behaviour of chapters 3, 5 and 6, unchanged.
 var (
-	_ = framework.RebuildSpec(framework.RebuildSpecInput{Env: env})
-	_ = framework.ScaleSpec(framework.ScaleSpecInput{Env: env})
+	_ = framework.RebuildSpec(framework.SpecInput{Env: env})
+	_ = framework.ScaleSpec(framework.SpecInput{Env: env})
 	_ = framework.StatusSpec(framework.SpecInput{Env: env})
 	_ = framework.EndedPodSpec(framework.SpecInput{Env: env})
 	_ = framework.ForeignPodSpec(framework.SpecInput{Env: env})

@@ -16,8 +16,7 @@ import (
 // starts from a namespace of its own with Redis cache and its running
 // pods.
 
-// SpecInput is what every shared spec takes; the ones with more to say
-// take an Input of their own that starts with the same two fields.
+// SpecInput is what every shared spec takes.
 type SpecInput struct {
 	// Env is the suite's environment (NewSuite's).
 	Env *Env
@@ -26,6 +25,16 @@ type SpecInput struct {
 	// prove-chapter` runs them against the chapter before, where each
 	// must fail after its LessonStep.
 	Lesson bool
+	// RecordsPods says that the chapter records each pod in a finalizer
+	// of its Redis (chapters 2 to 6). RebuildSpec then checks that a
+	// rebuilt pod stays recorded once, ScaleSpec that the Redis records
+	// the pods a scale-up adds and forgets those a scale-down removed.
+	RecordsPods bool
+	// SaysRebuilt says that the chapter tells a rebuilt pod from a new one
+	// with a SuccessfulRebuild event (chapters 5 and 6). RebuildSpec then
+	// checks the event, ScaleSpec that a pod a scale-up creates again is
+	// not called rebuilt.
+	SaysRebuilt bool
 }
 
 // lessonIf is the Lesson label if lesson is set, else no label.
@@ -56,24 +65,11 @@ func newCache(ctx SpecContext, e *Env, recordsPods bool) string {
 	return ns
 }
 
-// RebuildSpecInput is RebuildSpec's input.
-type RebuildSpecInput struct {
-	// Env and Lesson: see SpecInput.
-	Env    *Env
-	Lesson bool
-	// RecordsPods says that the chapter records each pod in a finalizer
-	// of its Redis (chapters 2 to 6): a rebuilt pod stays recorded once.
-	RecordsPods bool
-	// SaysRebuilt says that the chapter tells a rebuilt pod from a new one
-	// with a SuccessfulRebuild event (chapters 5 and 6).
-	SaysRebuilt bool
-}
-
 // RebuildSpec proves chapter 5's lesson, which every later chapter keeps:
 // a pod deleted with kubectl comes back with the same name and a new UID,
 // also when deleted with others or again and again, and the Redis still
 // deletes cleanly.
-func RebuildSpec(in RebuildSpecInput) bool {
+func RebuildSpec(in SpecInput) bool {
 	checkEnv("RebuildSpec", in.Env)
 	return Describe("A pod deleted with kubectl", func() {
 		e := in.Env
@@ -125,23 +121,10 @@ func RebuildSpec(in RebuildSpecInput) bool {
 	})
 }
 
-// ScaleSpecInput is ScaleSpec's input.
-type ScaleSpecInput struct {
-	// Env and Lesson: see SpecInput.
-	Env    *Env
-	Lesson bool
-	// RecordsPods: see RebuildSpecInput. The Redis then records the pods a
-	// scale-up adds, and forgets those a scale-down removed.
-	RecordsPods bool
-	// SaysRebuilt: see RebuildSpecInput. A pod a scale-up creates again is
-	// then not called rebuilt.
-	SaysRebuilt bool
-}
-
 // ScaleSpec proves the scaling of chapter 6, which every later chapter
 // keeps: kubectl scale deletes the highest pods going down and creates
 // new ones going up.
-func ScaleSpec(in ScaleSpecInput) bool {
+func ScaleSpec(in SpecInput) bool {
 	checkEnv("ScaleSpec", in.Env)
 	return Describe("kubectl scale", func() {
 		e := in.Env
