@@ -289,8 +289,8 @@ func (e *Env) NewNamespace(ctx context.Context) string {
 		}
 		// A Redis keeps its finalizers until a running operator of a
 		// finalizer chapter removes them; make sure one runs. (Only a
-		// Serial spec stops it, on process 1.)
-		if e.Operator != nil && !e.Operator.remote && !e.specsRunOperator && !e.Operator.Running() {
+		// Serial spec stops it, on process 1; chapter 0 has none to run.)
+		if e.Operator != nil && e.Operator.Chapter != 0 && !e.Operator.remote && !e.specsRunOperator && !e.Operator.Running() {
 			Expect(e.Operator.Start(ctx)).To(Succeed())
 		}
 		// The namespace controller takes a few seconds; the next spec does
