@@ -3,8 +3,23 @@
 package chapter10
 
 import (
-	. "github.com/onsi/ginkgo/v2"
+	"context"
+	"crypto/x509"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"os"
+	"strings"
+	"time"
 
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	myappv1 "example.com/redis-operator/api/v1"
 	"example.com/redis-operator/tests/framework"
 )
 
@@ -23,26 +38,263 @@ var _ = Describe("A pod deleted with kubectl, with the operator and its webhook 
 
 var _ = Describe("The CRD's CEL rules", func() {
 	It("refuse a bad image and a change of image, each with a message that says what to fix", framework.Lesson, func(ctx SpecContext) {
-		env.ExpectCELRulesRefuse(ctx, env.NewNamespace(ctx))
+		expectCELRulesRefuse(ctx, env.NewNamespace(ctx))
 	})
 })
 
 var _ = Describe("The validating webhook", func() {
 	It("refuses a Redis whose pod names other pods hold, naming them, and warns when a Redis grows into one", framework.Lesson, func(ctx SpecContext) {
-		env.ExpectWebhookRefusesCollision(ctx, env.NewNamespace(ctx))
+		expectWebhookRefusesCollision(ctx, env.NewNamespace(ctx))
 	})
 
 	It("keeps answering while its certificate is rotated, and serves the new one with no restart", Serial, framework.Lesson, func(ctx SpecContext) {
-		env.ExpectCertRotation(ctx, env.NewNamespace(ctx))
+		expectCertRotation(ctx, env.NewNamespace(ctx))
 	})
 
 	It("when no replica answers, lets creates through (failurePolicy Ignore); with Fail, blocks creates and updates but never a delete", Serial, framework.Lesson, func(ctx SpecContext) {
-		env.ExpectDownWebhook(ctx, env.NewNamespace(ctx))
+		expectDownWebhook(ctx, env.NewNamespace(ctx))
 	})
 })
 
 var _ = Describe("A webhook that hangs", Serial, func() {
 	It("holds a create for its timeoutSeconds, no more, and then lets it through (failurePolicy Ignore)", func(ctx SpecContext) {
-		env.ExpectHungWebhook(ctx, env.NewNamespace(ctx))
+		expectHungWebhook(ctx, env.NewNamespace(ctx))
 	})
 })
+
+// The specs of chapter 10, admission, which need the operator deployed
+// with its webhook (NewInClusterSuite).
+
+// webhookDenied is how the API server begins a refusal of the webhook.
+var webhookDenied = fmt.Sprintf("admission webhook %q denied the request", framework.WebhookName)
+
+// redisImageManifest is a Redis with spec.image set.
+func redisImageManifest(ns, name string, replicas int, image string) string {
+	return framework.RedisManifest(ns, name, replicas) + fmt.Sprintf("  image: %q\n", image)
+}
+
+// expectCELRulesRefuse: the CRD's CEL rules refuse a Redis whose image has
+// whitespace, no tag or a malformed digest, each with its message, and a
+// change of the image of a Redis; nothing a refused object asks for is
+// created.
+func expectCELRulesRefuse(ctx context.Context, ns string) {
+	GinkgoHelper()
+	framework.LessonStep("the CRD's CEL rules refuse a Redis whose image has whitespace, no tag or a malformed digest, saying why; nothing is created")
+	for _, tc := range []struct{ image, message string }{
+		{"redis 7.0", `spec.image: Invalid value: "redis 7.0": must not contain spaces or other whitespace`},
+		{"redis", `spec.image: Invalid value: "redis": must end with a tag or a digest`},
+		{"redis@sha256:0123abc", `spec.image: Invalid value: "redis@sha256:0123abc": must end with a tag or a digest`},
+	} {
+		_, err := env.Apply(ctx, redisImageManifest(ns, "bad", 1, tc.image))
+		Expect(err).To(MatchError(ContainSubstring(tc.message)), "a Redis with image %q was not refused with its message", tc.image)
+	}
+	_, err := env.Redis(ctx, ns, "bad")
+	Expect(err).To(Satisfy(apierrors.IsNotFound), "a refused Redis was stored")
+	pods := &corev1.PodList{}
+	Expect(env.Client.List(ctx, pods, client.InNamespace(ns))).To(Succeed())
+	Expect(pods.Items).To(BeEmpty(), "pods were created for a refused Redis")
+
+	By("a Redis with a tag is admitted; a change of its image is refused, and the image stays")
+	_, err = env.Apply(ctx, redisImageManifest(ns, "cache", 1, myappv1.DefaultImage))
+	Expect(err).NotTo(HaveOccurred())
+	env.ExpectPodsRun(ctx, ns, "cache", 1)
+	_, err = env.Kubectl.Run(ctx, "patch", "redis", "cache", "-n", ns, "--type=merge", "-p", `{"spec":{"image":"redis:7.2"}}`)
+	Expect(err).To(MatchError(ContainSubstring(`spec.image: Invalid value: "redis:7.2": cannot be changed`)), "the image of a Redis was changed")
+	redis, err := env.Redis(ctx, ns, "cache")
+	Expect(err).NotTo(HaveOccurred())
+	Expect(redis.Spec.Image).To(Equal(myappv1.DefaultImage))
+}
+
+// expectWebhookRefusesCollision: a Redis whose pod names are held by a pod
+// that no Redis of its name controls is refused at create, with the pod
+// named; nothing is created and the pod stays. A Redis that grows into
+// such a name is admitted with a warning.
+func expectWebhookRefusesCollision(ctx context.Context, ns string) {
+	GinkgoHelper()
+	foreign := createForeignPod(ctx, ns, "cache-1")
+
+	framework.LessonStep("the webhook refuses a Redis named cache of 3 replicas, naming pod cache-1; nothing is created and the pod stays")
+	_, err := env.Apply(ctx, framework.RedisManifest(ns, "cache", 3))
+	Expect(err).To(MatchError(And(ContainSubstring(webhookDenied), ContainSubstring("pod cache-1 already exists"))),
+		"a Redis whose pod name another pod holds was admitted")
+	_, err = env.Redis(ctx, ns, "cache")
+	Expect(err).To(Satisfy(apierrors.IsNotFound), "the refused Redis was stored")
+	pods := &corev1.PodList{}
+	Expect(env.Client.List(ctx, pods, client.InNamespace(ns))).To(Succeed())
+	Expect(pods.Items).To(ConsistOf(HaveField("UID", foreign.UID)), "the namespace holds other pods than the foreign one")
+
+	By("a Redis that grows into a name another pod holds is admitted, with a warning naming it")
+	env.CreateRedis(ctx, ns, "db", 1)
+	createForeignPod(ctx, ns, "db-1")
+	_, warnings, err := env.Kubectl.Output(ctx, "", "patch", "redis", "db", "-n", ns, "--type=merge", "-p", `{"spec":{"replicas":2}}`)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(warnings).To(ContainSubstring(`Warning: pod db-1 exists and no Redis named "db" controls it`))
+}
+
+// createForeignPod creates a pod that no Redis controls and returns it.
+func createForeignPod(ctx context.Context, ns, name string) *corev1.Pod {
+	GinkgoHelper()
+	By(fmt.Sprintf("creating pod %s, which no Redis controls", name))
+	_, err := env.Apply(ctx, framework.ForeignPodManifest(ns, name))
+	Expect(err).NotTo(HaveOccurred())
+	pod, err := env.Pod(ctx, ns, name)
+	Expect(err).NotTo(HaveOccurred())
+	return pod
+}
+
+// expectCertRotation: the webhook serves the certificate make deploy made;
+// after `make rotate-webhook-cert`, every replica serves the new one with
+// no restart, and the webhook refuses a colliding Redis all along.
+func expectCertRotation(ctx context.Context, ns string) {
+	GinkgoHelper()
+	c := env.InCluster
+	createForeignPod(ctx, ns, "cache-0")
+	replicas, err := c.Replicas(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	restarts := c.Processes(ctx)
+	certDir := framework.RepoRoot() + "/" + framework.WebhookCertDir
+	before, err := fileCertSerial(certDir + "/tls.crt")
+	Expect(err).NotTo(HaveOccurred())
+	// refused counts the webhook's answers to a colliding Redis (a
+	// server-side dry run, which stores nothing); admitted counts the
+	// times it was admitted, which failurePolicy Ignore does when no
+	// replica answers.
+	var refused, admitted int
+	check := func() {
+		_, err := env.Apply(ctx, framework.RedisManifest(ns, "cache", 1), "--dry-run=server")
+		if err != nil && containsAll(err.Error(), webhookDenied, "pod cache-0 already exists") {
+			refused++
+		} else {
+			admitted++
+			GinkgoWriter.Printf("the webhook did not refuse the colliding Redis: %v\n", err)
+		}
+	}
+	serving := func(want *big.Int) func(Gomega) {
+		return func(g Gomega) {
+			check()
+			for _, r := range replicas {
+				got, err := c.ServedCertSerial(ctx, r)
+				g.Expect(err).NotTo(HaveOccurred())
+				g.Expect(got).To(Equal(want), "%s serves another certificate", r.Name)
+			}
+		}
+	}
+
+	framework.LessonStep("every replica serves make deploy's certificate, then, after make rotate-webhook-cert, the new one, with no restart; the webhook refuses a colliding Redis all along")
+	Eventually(serving(before)).WithContext(ctx).WithPolling(time.Second).Should(Succeed())
+	Expect(env.Make(ctx, "rotate-webhook-cert")).To(Succeed())
+	after, err := fileCertSerial(certDir + "/tls.crt")
+	Expect(err).NotTo(HaveOccurred())
+	Expect(after).NotTo(Equal(before), "make rotate-webhook-cert kept the serving certificate")
+	start := time.Now()
+	// On kind, the kubelet updates a mounted Secret at its next sync of
+	// the pod, within about a minute.
+	Eventually(serving(after)).WithContext(ctx).WithTimeout(3 * time.Minute).WithPolling(2 * time.Second).Should(Succeed())
+	GinkgoWriter.Printf("every replica served the new certificate %s after the rotation; the webhook answered %d times, and %d times not\n",
+		time.Since(start).Round(time.Second), refused, admitted)
+	Expect(admitted).To(BeZero(), "the webhook did not answer during the rotation")
+	Expect(c.Processes(ctx)).To(Equal(restarts), "a replica restarted to serve the new certificate")
+}
+
+// expectDownWebhook: while a replica answers, the webhook refuses a
+// colliding Redis; with none, failurePolicy Ignore (the chapter's) admits
+// it. With failurePolicy Fail, the API server refuses every create and
+// update it cannot send to the webhook, but not a delete, which the
+// webhook does not intercept, nor the removal of a finalizer of a Redis
+// being deleted, which its matchConditions leave out.
+func expectDownWebhook(ctx context.Context, ns string) {
+	GinkgoHelper()
+	c := env.InCluster
+	foreign := createForeignPod(ctx, ns, "cache-1")
+	_, err := env.Apply(ctx, framework.RedisManifest(ns, "held", 0))
+	Expect(err).NotTo(HaveOccurred())
+	env.MustKubectl(ctx, "patch", "redis", "held", "-n", ns, "--type=merge", "-p", `{"metadata":{"finalizers":["example.com/hold"]}}`)
+	DeferCleanup(func(ctx SpecContext) { // if the spec fails before it removes it
+		_, _ = env.Kubectl.Run(ctx, "patch", "redis", "held", "-n", ns, "--type=merge", "-p", `{"metadata":{"finalizers":null}}`)
+	})
+
+	framework.LessonStep("the webhook refuses a colliding Redis while a replica runs; with no replica, failurePolicy Ignore admits it")
+	_, err = env.Apply(ctx, framework.RedisManifest(ns, "cache", 2))
+	Expect(err).To(MatchError(ContainSubstring(webhookDenied)), "the webhook did not refuse a colliding Redis")
+	By("stopping every replica of the operator")
+	c.StopAll(ctx)
+	DeferCleanup(func(ctx SpecContext) {
+		env.SetFailurePolicy(ctx, "Ignore")
+		c.StartAll(ctx)
+	})
+	_, err = env.Apply(ctx, framework.RedisManifest(ns, "cache", 2))
+	Expect(err).NotTo(HaveOccurred(), "with failurePolicy Ignore, the API server refused a Redis that no webhook answered for")
+
+	By("with failurePolicy Fail, creates and updates are refused; a delete and a finalizer's removal are not")
+	env.SetFailurePolicy(ctx, "Fail")
+	start := time.Now()
+	_, err = env.Apply(ctx, framework.RedisManifest(ns, "db", 1))
+	Expect(err).To(MatchError(ContainSubstring(fmt.Sprintf("failed calling webhook %q", framework.WebhookName))))
+	GinkgoWriter.Printf("the API server refused the create after %s\n", time.Since(start).Round(time.Millisecond))
+	_, err = env.Redis(ctx, ns, "db")
+	Expect(err).To(Satisfy(apierrors.IsNotFound))
+	_, err = env.Kubectl.Run(ctx, "patch", "redis", "cache", "-n", ns, "--type=merge", "-p", `{"spec":{"replicas":1}}`)
+	Expect(err).To(MatchError(ContainSubstring("failed calling webhook")), "an update went through a webhook that failed")
+	env.MustKubectl(ctx, "delete", "redis", "cache", "-n", ns)
+	env.MustKubectl(ctx, "delete", "redis", "held", "-n", ns, "--wait=false")
+	env.MustKubectl(ctx, "patch", "redis", "held", "-n", ns, "--type=json", "-p", `[{"op":"remove","path":"/metadata/finalizers"}]`)
+	env.ExpectGone(ctx, &myappv1.Redis{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "held"}})
+
+	pod, err := env.Pod(ctx, ns, "cache-1")
+	Expect(err).NotTo(HaveOccurred())
+	Expect(pod.UID).To(Equal(foreign.UID), "the foreign pod was replaced")
+}
+
+// webhookTimeout is the webhook's timeoutSeconds (the marker in the
+// chapter's redis_webhook.go).
+const webhookTimeout = 5 * time.Second
+
+// expectHungWebhook: while every replica hangs (SIGSTOP: connections are
+// accepted, never answered), a create waits for the webhook's
+// timeoutSeconds, no more, and failurePolicy Ignore then admits it.
+func expectHungWebhook(ctx context.Context, ns string) {
+	GinkgoHelper()
+	c := env.InCluster
+	createForeignPod(ctx, ns, "cache-1")
+
+	By("freezing every replica of the operator (SIGSTOP)")
+	Expect(c.Freeze(ctx, true)).To(Succeed())
+	DeferCleanup(func(ctx SpecContext) {
+		Expect(c.Freeze(ctx, false)).To(Succeed())
+		Expect(c.WaitForWebhook(ctx)).To(Succeed())
+	})
+	framework.LessonStep(fmt.Sprintf("a create waits %s for the hung webhook, then is admitted", webhookTimeout))
+	start := time.Now()
+	_, err := env.Apply(ctx, framework.RedisManifest(ns, "cache", 2))
+	took := time.Since(start)
+	GinkgoWriter.Printf("the create returned after %s\n", took.Round(time.Millisecond))
+	Expect(err).NotTo(HaveOccurred(), "with failurePolicy Ignore, the API server refused a Redis that the webhook did not answer for")
+	Expect(took).To(BeNumerically(">=", webhookTimeout), "the create did not wait for the webhook")
+	Expect(took).To(BeNumerically("<", webhookTimeout+3*time.Second), "the create waited longer than the webhook's timeoutSeconds")
+}
+
+func containsAll(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
+}
+
+// fileCertSerial returns the serial number of the PEM certificate in file.
+func fileCertSerial(file string) (*big.Int, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	block, _ := pem.Decode(data)
+	if block == nil {
+		return nil, fmt.Errorf("%s: no PEM block", file)
+	}
+	cert, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return cert.SerialNumber, nil
+}

@@ -83,24 +83,24 @@ func (c *InCluster) StartAll(ctx context.Context) {
 	if c.pods {
 		dep := &appsv1.Deployment{}
 		Expect(c.env.Client.Get(ctx, client.ObjectKey{Namespace: OperatorNamespace, Name: Deployment}, dep)).To(Succeed())
-		if dep.Spec.Replicas == nil || *dep.Spec.Replicas != deployedReplicas {
-			c.env.MustKubectl(ctx, "scale", "deployment", Deployment, "-n", OperatorNamespace, fmt.Sprintf("--replicas=%d", deployedReplicas))
+		if dep.Spec.Replicas == nil || *dep.Spec.Replicas != DeployedReplicas {
+			c.env.MustKubectl(ctx, "scale", "deployment", Deployment, "-n", OperatorNamespace, fmt.Sprintf("--replicas=%d", DeployedReplicas))
 		}
 	}
 	c.ExpectReplicasRun(ctx)
-	Expect(c.waitForWebhook(ctx)).To(Succeed())
+	Expect(c.WaitForWebhook(ctx)).To(Succeed())
 }
 
-// waitForWebhook runs `make wait-webhook`, when the operator serves the
+// WaitForWebhook runs `make wait-webhook`, when the operator serves the
 // webhook: it waits until the API server gets answers from it. Until
 // then, failurePolicy Ignore admits what the webhook would refuse: a pod's
 // endpoint reaches the Service a moment after the pod is Ready, and a
 // host process listens a moment after it starts.
-func (c *InCluster) waitForWebhook(ctx context.Context) error {
+func (c *InCluster) WaitForWebhook(ctx context.Context) error {
 	if c.Chapter < AdmissionChapter {
 		return nil
 	}
-	return c.env.make(ctx, "wait-webhook")
+	return c.env.Make(ctx, "wait-webhook")
 }
 
 // Freeze stops every replica's process without ending it (SIGSTOP), or,
@@ -140,4 +140,27 @@ func (e *Env) SetFailurePolicy(ctx context.Context, policy string) {
 	mustBeSerial("SetFailurePolicy")
 	e.MustKubectl(ctx, "patch", "validatingwebhookconfiguration", WebhookConfiguration, "--type=json",
 		"-p", fmt.Sprintf(`[{"op":"replace","path":"/webhooks/0/failurePolicy","value":%q}]`, policy))
+}
+
+// Processes identifies the replicas' processes: each pod's UID and its
+// container's restart count, or each host process' pid.
+func (c *InCluster) Processes(ctx context.Context) []string {
+	GinkgoHelper()
+	var ids []string
+	if !c.pods {
+		for _, r := range c.hosts {
+			ids = append(ids, fmt.Sprintf("%s pid %d", r.Name, r.proc.Pid()))
+		}
+		return ids
+	}
+	list := &corev1.PodList{}
+	Expect(c.env.Client.List(ctx, list, client.InNamespace(OperatorNamespace), operatorPods)).To(Succeed())
+	for _, p := range list.Items {
+		n := int32(0)
+		for _, s := range p.Status.ContainerStatuses {
+			n += s.RestartCount
+		}
+		ids = append(ids, fmt.Sprintf("%s %s restarts %d", p.Name, p.UID, n))
+	}
+	return ids
 }

@@ -35,7 +35,8 @@ const (
 	DefaultEventuallyTimeout = 90 * time.Second
 	PollingInterval          = 250 * time.Millisecond
 	ConsistentlyWindow       = 6 * time.Second
-	crdName                  = "redis.myapp.example.com"
+	// CRDName is the name of the Redis CRD.
+	CRDName = "redis.myapp.example.com"
 	// SetupTimeout bounds BeforeSuite: building the operator and starting it.
 	SetupTimeout = 5 * time.Minute
 )
@@ -113,7 +114,7 @@ func (e *Env) setup(ctx context.Context) {
 func (e *Env) prepareOperator(ctx context.Context) {
 	e.setupCluster(ctx)
 	if os.Getenv("OPERATOR_BIN") == "" {
-		Expect(e.make(ctx, "build")).To(Succeed())
+		Expect(e.Make(ctx, "build")).To(Succeed())
 	}
 	operatorChapter := e.operatorChapter()
 	operatorKubeconfig := e.operatorKubeconfig()
@@ -168,14 +169,14 @@ func (e *Env) setupCluster(ctx context.Context) {
 	e.connect(ctx)
 	// Each chapter installs its own CRD: from chapter 10 on, it has CEL
 	// rules that the chapters before do not.
-	Expect(e.make(ctx, "install", fmt.Sprintf("OPERATOR_CHAPTER=%d", e.operatorChapter()))).To(Succeed())
+	Expect(e.Make(ctx, "install", fmt.Sprintf("OPERATOR_CHAPTER=%d", e.operatorChapter()))).To(Succeed())
 }
 
 // connect sets the suite's timing and connects to the cluster: kubectl
 // and a client. Every parallel process does.
 func (e *Env) connect(ctx context.Context) {
 	GinkgoHelper()
-	SetDefaultEventuallyTimeout(eventuallyTimeout())
+	SetDefaultEventuallyTimeout(EventuallyTimeout())
 	SetDefaultEventuallyPollingInterval(PollingInterval)
 	SetDefaultConsistentlyDuration(ConsistentlyWindow)
 	SetDefaultConsistentlyPollingInterval(PollingInterval)
@@ -195,9 +196,9 @@ func (e *Env) connect(ctx context.Context) {
 	Expect(err).NotTo(HaveOccurred())
 }
 
-// eventuallyTimeout is how long Eventually waits: DefaultEventuallyTimeout
+// EventuallyTimeout is how long Eventually waits: DefaultEventuallyTimeout
 // unless E2E_EVENTUALLY_TIMEOUT says otherwise.
-func eventuallyTimeout() time.Duration {
+func EventuallyTimeout() time.Duration {
 	GinkgoHelper()
 	v := os.Getenv("E2E_EVENTUALLY_TIMEOUT")
 	if v == "" {
@@ -208,8 +209,8 @@ func eventuallyTimeout() time.Duration {
 	return timeout
 }
 
-// make runs a target of the project's Makefile, as a user types it.
-func (e *Env) make(ctx context.Context, args ...string) error {
+// Make runs a target of the project's Makefile, as a user types it.
+func (e *Env) Make(ctx context.Context, args ...string) error {
 	By("make " + strings.Join(args, " "))
 	cmd := exec.CommandContext(ctx, "make", append([]string{"-C", RepoRoot(), "--no-print-directory"}, args...)...)
 	cmd.Stdout, cmd.Stderr = GinkgoWriter, GinkgoWriter

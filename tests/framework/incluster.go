@@ -39,13 +39,13 @@ const (
 	// serving certificate (chapter 10 on), relative to the repository.
 	WebhookCertDir = "_output/deploy/certs"
 	webhookPort    = 9443
-	// deployedReplicas is the Deployment's replicas in config/manager.
-	deployedReplicas = 2
+	// DeployedReplicas is the Deployment's replicas in config/manager.
+	DeployedReplicas = 2
 	metricsPort      = 8443
 	// acquiredLease is what controller-runtime logs when a replica becomes
-	// the leader; standby is what it logs while it waits to.
-	acquiredLease = "Successfully acquired lease"
-	standby       = "Attempting to acquire leader lease"
+	// the leader; StandbyMessage is what it logs while it waits to.
+	acquiredLease  = "Successfully acquired lease"
+	StandbyMessage = "Attempting to acquire leader lease"
 )
 
 // InCluster is the operator as `make deploy` runs it. Where nodes run
@@ -113,7 +113,7 @@ func (c *InCluster) Deploy(ctx context.Context) error {
 		// The local API server runs on the host and reaches no Service's
 		// pods: it calls the webhook of the first host replica by URL.
 		if c.webhookPorts == nil {
-			for range deployedReplicas {
+			for range DeployedReplicas {
 				port, err := proc.FreePort()
 				if err != nil {
 					return err
@@ -123,7 +123,7 @@ func (c *InCluster) Deploy(ctx context.Context) error {
 		}
 		args = append(args, "DEPLOY_REPLICAS=0", fmt.Sprintf("WEBHOOK_URL=https://127.0.0.1:%d", c.webhookPorts[0]))
 	}
-	if err := c.env.make(ctx, args...); err != nil {
+	if err := c.env.Make(ctx, args...); err != nil {
 		return err
 	}
 	if c.pods { // make deploy waited for the webhook
@@ -132,7 +132,7 @@ func (c *InCluster) Deploy(ctx context.Context) error {
 	if err := c.startHosts(ctx); err != nil {
 		return err
 	}
-	return c.waitForWebhook(ctx)
+	return c.WaitForWebhook(ctx)
 }
 
 // Undeploy runs `make undeploy` (on the local backend, after stopping
@@ -144,7 +144,7 @@ func (c *InCluster) Undeploy(ctx context.Context) error {
 		r.proc.Stop(30 * time.Second)
 	}
 	c.hosts = nil
-	return c.env.make(ctx, "undeploy")
+	return c.env.Make(ctx, "undeploy")
 }
 
 // startHosts starts the host replicas: bin/manager-linux (the binary in
@@ -170,7 +170,7 @@ func (c *InCluster) startHosts(ctx context.Context) error {
 	if err := c.env.tokenKubeconfig(ctx, OperatorNamespace, DeploymentServiceAccount, kubeconfig); err != nil {
 		return err
 	}
-	for i := range deployedReplicas {
+	for i := range DeployedReplicas {
 		logPath := filepath.Join(root, "_output", "logs", fmt.Sprintf("chapter%02d-replica-%d.log", c.env.Chapter, i))
 		r := &Replica{Name: fmt.Sprintf("replica-%d", i), logPath: logPath, webhookAddr: fmt.Sprintf("127.0.0.1:%d", c.webhookPorts[i]), opts: proc.OperatorOptions{
 			Binary: filepath.Join(root, "bin", "manager-linux"), Chapter: c.Chapter, Kubeconfig: kubeconfig, LogPath: logPath,
@@ -255,7 +255,7 @@ func (c *InCluster) ExpectReplicasRun(ctx context.Context) {
 	Eventually(func(g Gomega) {
 		list := &corev1.PodList{}
 		g.Expect(c.env.Client.List(ctx, list, client.InNamespace(OperatorNamespace), operatorPods)).To(Succeed())
-		g.Expect(list.Items).To(HaveLen(deployedReplicas))
+		g.Expect(list.Items).To(HaveLen(DeployedReplicas))
 		for _, p := range list.Items {
 			g.Expect(p.DeletionTimestamp).To(BeNil(), "pod %s is being deleted", p.Name)
 			ready := false
@@ -264,7 +264,7 @@ func (c *InCluster) ExpectReplicasRun(ctx context.Context) {
 			}
 			g.Expect(ready).To(BeTrue(), "pod %s is not ready", p.Name)
 		}
-	}).WithContext(ctx).WithTimeout(2*time.Minute).Should(Succeed(), "the operator's %d replicas do not run", deployedReplicas)
+	}).WithContext(ctx).WithTimeout(2*time.Minute).Should(Succeed(), "the operator's %d replicas do not run", DeployedReplicas)
 }
 
 // Lease reads the leader election Lease.
