@@ -29,6 +29,12 @@ func pathRules(c chapter) []pathRule {
 		{from: c.dir() + "/crd", to: "config/crd"},
 		{from: c.dir(), to: "internal/controller"},
 		{from: fmt.Sprintf("tests/chapter%02d", c.number), to: "test/e2e"},
+		// The framework's parts that only later chapters' suites use come
+		// with the first of them.
+		{from: "tests/framework/idiomatic.go", to: "test/e2e/framework/idiomatic.go", since: idiomaticChapter},
+		{from: "tests/framework/incluster.go", to: "test/e2e/framework/incluster.go", since: inClusterChapter},
+		{from: "tests/framework/admission.go", to: "test/e2e/framework/admission.go", since: inClusterChapter},
+		{from: "tests/framework/faults.go", to: "test/e2e/framework/faults.go", since: faultsChapter},
 		{from: "tests/framework", to: "test/e2e/framework"},
 		// What the suites and the unit tests stand on.
 		{from: "tests/cluster", to: "test/cluster"},
@@ -74,10 +80,13 @@ type pathRule struct {
 // inClusterChapter is the chapter that runs the operator in the cluster:
 // its manifests, image and make deploy are in its branch and those after.
 // admissionChapter adds the webhook, its certificates and a CRD of its
-// own.
+// own. idiomaticChapter is the first whose suite proves that a Redis
+// needs no finalizer, faultsChapter the first that injects faults.
 const (
+	idiomaticChapter = 7
 	inClusterChapter = 9
 	admissionChapter = 10
+	faultsChapter    = 11
 )
 
 // branchPath returns where the file or directory p of the course

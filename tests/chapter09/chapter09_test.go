@@ -27,7 +27,7 @@ var _ = Describe("A pod deleted with kubectl, with the operator deployed", func(
 	It("comes back with the same name, a new UID, and runs", func(ctx SpecContext) {
 		ns := env.NewNamespace(ctx)
 		env.CreateRedis(ctx, ns, "cache", 3)
-		env.ExpectPodComesBack(ctx, ns)
+		framework.ExpectPodComesBack(ctx, env.Env, ns)
 	})
 })
 
@@ -317,5 +317,5 @@ func expectUndeployKeepsRedis(ctx context.Context, ns string) {
 	Expect(err).NotTo(HaveOccurred())
 	Expect(after.UID).To(Equal(redis.UID), "the Redis is another object after make deploy")
 	Expect(env.PodUIDs(ctx, ns, "cache")).To(Equal(uids), "the pods changed with make deploy")
-	env.ExpectPodComesBack(ctx, ns)
+	framework.ExpectPodComesBack(ctx, env.Env, ns)
 }

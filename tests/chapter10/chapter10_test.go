@@ -30,7 +30,7 @@ var _ = Describe("A pod deleted with kubectl, with the operator and its webhook 
 	It("comes back with the same name, a new UID, and runs", func(ctx SpecContext) {
 		ns := env.NewNamespace(ctx)
 		env.CreateRedis(ctx, ns, "cache", 3)
-		env.ExpectPodComesBack(ctx, ns)
+		framework.ExpectPodComesBack(ctx, env.Env, ns)
 	})
 })
 

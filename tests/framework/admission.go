@@ -33,7 +33,7 @@ const (
 func (c *InCluster) ServedCertSerial(ctx context.Context, r *Replica) (*big.Int, error) {
 	addr := r.webhookAddr
 	if c.pods {
-		local, stop, err := c.portForward(ctx, r.Name, webhookPort)
+		local, stop, err := portForward(ctx, &c.env.ClusterProxy, r.Name, webhookPort)
 		if err != nil {
 			return nil, err
 		}
@@ -126,7 +126,7 @@ func (c *InCluster) Freeze(ctx context.Context, freeze bool) error {
 			}
 			continue
 		}
-		if err := c.signalContainer(ctx, r, name); err != nil {
+		if err := signalContainer(ctx, &c.env.ClusterProxy, r, name); err != nil {
 			return err
 		}
 	}

@@ -82,7 +82,7 @@ func RebuildSpec(in SpecInput) bool {
 			text += ", and the operator says it rebuilt it"
 		}
 		It(text, lessonIf(in.Lesson), func(ctx SpecContext) {
-			e.ExpectPodComesBack(ctx, ns)
+			ExpectPodComesBack(ctx, e, ns)
 			if in.SaysRebuilt {
 				Eventually(e.EventReasons).WithContext(ctx).WithArguments(ns, "Redis", "cache").
 					Should(ContainElement("SuccessfulRebuild"))
@@ -91,7 +91,7 @@ func RebuildSpec(in SpecInput) bool {
 
 		DescribeTable("comes back also when deleted together with others, without a reconcile error",
 			func(ctx SpecContext, deleteArgs ...string) {
-				e.ExpectPodsComeBackTogether(ctx, ns, deleteArgs...)
+				expectPodsComeBackTogether(ctx, e, ns, deleteArgs...)
 			},
 			Entry("by name", lessonIf(in.Lesson), "delete", "pod", "cache-0", "cache-1", "cache-2"),
 			Entry("by label", lessonIf(in.Lesson), "delete", "pods", "-l", "app.kubernetes.io/instance=cache"),
@@ -103,7 +103,7 @@ func RebuildSpec(in SpecInput) bool {
 			text += ", still recorded by one finalizer"
 		}
 		It(text, lessonIf(in.Lesson), func(ctx SpecContext) {
-			e.ExpectPodComesBackEachTime(ctx, ns)
+			expectPodComesBackEachTime(ctx, e, ns)
 			if in.RecordsPods {
 				Expect(e.Finalizers(ctx, ns, "cache")).To(ConsistOf(
 					myappv1.GroupName+"/cache-0", myappv1.GroupName+"/cache-1", myappv1.GroupName+"/cache-2"))
@@ -116,7 +116,7 @@ func RebuildSpec(in SpecInput) bool {
 		// that also runs the create loop (a pod rebuilt while its Redis
 		// goes) fails it.
 		It("does not stop the Redis from being deleted, leaving nothing behind", func(ctx SpecContext) {
-			e.ExpectRedisDeletionLeavesNothing(ctx, ns)
+			expectRedisDeletionLeavesNothing(ctx, e, ns)
 		})
 	})
 }
@@ -133,7 +133,7 @@ func ScaleSpec(in SpecInput) bool {
 		BeforeEach(func(ctx SpecContext) { ns = newCache(ctx, e, in.RecordsPods) })
 
 		It("deletes the highest pods going down, and creates new ones going up", lessonIf(in.Lesson), func(ctx SpecContext) {
-			e.ExpectScaleDownAndUp(ctx, ns)
+			expectScaleDownAndUp(ctx, e, ns)
 			if in.RecordsPods {
 				Eventually(e.Finalizers).WithContext(ctx).WithArguments(ns, "cache").Should(HaveLen(4))
 			}
@@ -177,7 +177,7 @@ func StatusSpec(in SpecInput) bool {
 		BeforeEach(func(ctx SpecContext) { ns = newCache(ctx, e, false) })
 
 		It("counts the ready pods, is Available once all are, and shows in kubectl get", lessonIf(in.Lesson), func(ctx SpecContext) {
-			e.ExpectStatusShowsReadyPods(ctx, ns)
+			expectStatusShowsReadyPods(ctx, e, ns)
 		})
 
 		// Never a lesson spec: chapter 5 has no status, so the one red it
@@ -185,11 +185,11 @@ func StatusSpec(in SpecInput) bool {
 		// once: a status that keeps the generation it first observed
 		// fails it.
 		It("follows a scale-down, and becomes Available again", func(ctx SpecContext) {
-			e.ExpectStatusFollowsScaleDown(ctx, ns)
+			expectStatusFollowsScaleDown(ctx, e, ns)
 		})
 
 		It("is not written while nothing changes: reconciling a steady Redis sends no write", Serial, func(ctx SpecContext) {
-			e.ExpectNoWriteWhenSteady(ctx, ns)
+			expectNoWriteWhenSteady(ctx, e, ns)
 		})
 	})
 }
@@ -199,7 +199,7 @@ func EndedPodSpec(in SpecInput) bool {
 	checkEnv("EndedPodSpec", in.Env)
 	return Describe("A pod that ended (phase Failed, as after an eviction)", func() {
 		It("is replaced", lessonIf(in.Lesson), func(ctx SpecContext) {
-			in.Env.ExpectEndedPodReplaced(ctx, newCache(ctx, in.Env, false))
+			expectEndedPodReplaced(ctx, in.Env, newCache(ctx, in.Env, false))
 		})
 	})
 }
@@ -212,34 +212,7 @@ func ForeignPodSpec(in SpecInput) bool {
 	return Describe("A Redis", func() {
 		It("leaves alone, when deleted, a pod that took the name of one of its pods and that it does not control", Serial, lessonIf(in.Lesson), func(ctx SpecContext) {
 			e := in.Env
-			e.ExpectForeignPodSurvivesRedisDeletion(ctx, e.NewNamespace(ctx))
-		})
-	})
-}
-
-// NoFinalizerSpec proves chapter 7's change, which the chapters after it
-// keep: a Redis carries no finalizer, its pods go with it through the
-// garbage collector, and a Redis that chapters 2 to 6 left with a
-// finalizer per pod loses them. Serial: it counts reconciles and stops
-// the operator.
-func NoFinalizerSpec(in SpecInput) bool {
-	checkEnv("NoFinalizerSpec", in.Env)
-	return Describe("A Redis without finalizers", Serial, func() {
-		e := in.Env
-		var ns string
-
-		BeforeEach(func(ctx SpecContext) { ns = newCache(ctx, e, false) })
-
-		It("carries no finalizer, and its pods go with it through the garbage collector", lessonIf(in.Lesson), func(ctx SpecContext) {
-			e.ExpectNoFinalizerPodsGoWithRedis(ctx, ns)
-		})
-
-		It("left by chapter 6 with a finalizer per pod loses them, keeps its pods, and still deletes cleanly", lessonIf(in.Lesson), func(ctx SpecContext) {
-			e.ExpectLegacyFinalizersRemoved(ctx, ns)
-		})
-
-		It("deleted while it still carries chapter 6's finalizers does not stay in Terminating", func(ctx SpecContext) {
-			e.ExpectDeletedWithLegacyFinalizersGoes(ctx, ns)
+			expectForeignPodSurvivesRedisDeletion(ctx, e, e.NewNamespace(ctx))
 		})
 	})
 }

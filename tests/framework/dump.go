@@ -16,12 +16,12 @@ import (
 // describe` of the Redis objects and pods. The cluster's own logs are
 // collected once, when the suite ends (CollectClusterLogs).
 func (e *Env) Dump(ctx context.Context, ns string) {
-	e.markFailed()
+	markFailed(e.Chapter)
 	if e.Operator != nil {
 		AddReportEntry("operator log (last 150 lines of "+e.Operator.LogPath+")", proc.Tail(e.Operator.LogPath, 150))
 	}
-	if e.InCluster != nil {
-		e.InCluster.dump(ctx)
+	if e.deployed != nil {
+		e.deployed.dump(ctx)
 	}
 	for _, args := range [][]string{
 		{"events", "-n", ns},
@@ -41,7 +41,7 @@ func (e *Env) Dump(ctx context.Context, ns string) {
 // chapterNN; the local cluster's are files already), and reports the
 // tails of the files that matter most.
 func (e *Env) CollectClusterLogs(ctx context.Context) {
-	if !e.anySpecFailed() || e.Cluster == nil {
+	if !anySpecFailed(e.Chapter) || e.Cluster == nil {
 		return
 	}
 	dir := filepath.Join(RepoRoot(), "_output", "cluster-logs", fmt.Sprintf("chapter%02d", e.Chapter))

@@ -39,7 +39,7 @@ func NewFaultSuite(chapter int) *Env {
 		env.WaitForOwnerMapping(ctx)
 	}, func(ctx context.Context) {
 		env.connect(ctx)
-		env.Operator = env.remoteOperator()
+		env.Operator = remoteOperator(env.Chapter)
 	})
 	return env
 }

@@ -22,7 +22,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	myappv1 "example.com/redis-operator/api/v1"
-	"example.com/redis-operator/tests/cluster"
 )
 
 // Suite-wide timing. Eventually waits long enough for a pod to be deleted
@@ -41,25 +40,26 @@ const (
 	SetupTimeout = 5 * time.Minute
 )
 
-// Env is one chapter suite's world: the cluster, kubectl, a client for the
-// reads that specs poll, and the running operator.
+// Env is one chapter suite's world: the cluster (ClusterProxy's kubectl,
+// client and reads, which Env's methods include) and the operator, run on
+// the host (Operator) or deployed in the cluster (InCluster).
 type Env struct {
 	Chapter int
-	Cluster cluster.Provider
-	Kubectl *Kubectl
-	// Client reads (and, in rare setup steps, writes) with the cluster's
-	// admin credentials. What a learner would type stays kubectl.
-	Client   client.Client
+	ClusterProxy
 	Operator *Operator
-	// InCluster is the operator deployed in the cluster, in the suites of
-	// chapter 9 on (NewInClusterSuite); Operator is nil then.
-	InCluster *InCluster
 	// operatorRole is the role file that the operator's ServiceAccount is
 	// bound to, deleted at the end of the suite.
 	operatorRole string
 	// specsRunOperator is set when each spec starts and stops the
 	// operator itself (NewFaultSuite): nothing else starts it then.
 	specsRunOperator bool
+	// deployed is the operator that `make deploy` runs, in a suite that
+	// NewInClusterSuite made (Operator is nil then): the failure dump
+	// shows it, and Teardown undeploys it.
+	deployed interface {
+		dump(ctx context.Context)
+		teardown(ctx context.Context)
+	}
 }
 
 // NewSuite registers the set-up and tear-down of chapter n's suite and
@@ -70,7 +70,7 @@ func NewSuite(chapter int) *Env {
 	env := &Env{Chapter: chapter}
 	env.registerSuiteNodes(env.setup, func(ctx context.Context) {
 		env.connect(ctx)
-		env.Operator = env.remoteOperator()
+		env.Operator = remoteOperator(env.Chapter)
 	})
 	return env
 }
@@ -116,28 +116,28 @@ func (e *Env) prepareOperator(ctx context.Context) {
 	if os.Getenv("OPERATOR_BIN") == "" {
 		Expect(e.Make(ctx, "build")).To(Succeed())
 	}
-	operatorChapter := e.operatorChapter()
-	operatorKubeconfig := e.operatorKubeconfig()
-	if operatorChapter != 0 {
-		role, err := ChapterRole(RepoRoot(), operatorChapter)
+	chapter := operatorChapter(e.Chapter)
+	kubeconfig := operatorKubeconfig(e.Chapter)
+	if chapter != 0 {
+		role, err := ChapterRole(RepoRoot(), chapter)
 		Expect(err).NotTo(HaveOccurred())
 		e.operatorRole = role
-		By(fmt.Sprintf("making a ServiceAccount bound only to chapter %d's role (%s)", operatorChapter, role))
-		Expect(e.ServiceAccountKubeconfig(ctx, role, operatorKubeconfig)).To(Succeed())
+		By(fmt.Sprintf("making a ServiceAccount bound only to chapter %d's role (%s)", chapter, role))
+		Expect(e.ServiceAccountKubeconfig(ctx, role, kubeconfig)).To(Succeed())
 	}
 
 	e.Operator = &Operator{
-		Binary:     e.operatorBinary(),
-		Chapter:    operatorChapter,
-		Kubeconfig: operatorKubeconfig,
-		LogPath:    e.operatorLogPath(),
+		Binary:     operatorBinary(),
+		Chapter:    chapter,
+		Kubeconfig: kubeconfig,
+		LogPath:    operatorLogPath(e.Chapter),
 	}
 	_ = os.Remove(e.Operator.LogPath)
 }
 
 // operatorBinary is the operator the suite runs: OPERATOR_BIN, or
 // bin/operator, which `make build` makes.
-func (e *Env) operatorBinary() string {
+func operatorBinary() string {
 	if b := os.Getenv("OPERATOR_BIN"); b != "" {
 		return b
 	}
@@ -146,21 +146,21 @@ func (e *Env) operatorBinary() string {
 
 // operatorKubeconfig holds the credentials of the operator's
 // ServiceAccount.
-func (e *Env) operatorKubeconfig() string {
-	return filepath.Join(RepoRoot(), "_output", "operator", fmt.Sprintf("chapter%02d.kubeconfig", e.Chapter))
+func operatorKubeconfig(chapter int) string {
+	return filepath.Join(RepoRoot(), "_output", "operator", fmt.Sprintf("chapter%02d.kubeconfig", chapter))
 }
 
 // operatorLogPath is the file the suite's host operator logs to.
-func (e *Env) operatorLogPath() string {
-	return filepath.Join(RepoRoot(), "_output", "logs", fmt.Sprintf("chapter%02d-operator.log", e.Chapter))
+func operatorLogPath(chapter int) string {
+	return filepath.Join(RepoRoot(), "_output", "logs", fmt.Sprintf("chapter%02d-operator.log", chapter))
 }
 
 // remoteOperator is the handle of a process other than 1 on the operator
 // that process 1 runs: it names the operator's binary, credentials and
 // log, and refuses to start, stop or signal it.
-func (e *Env) remoteOperator() *Operator {
-	return &Operator{Binary: e.operatorBinary(), Chapter: e.operatorChapter(), Kubeconfig: e.operatorKubeconfig(),
-		LogPath: e.operatorLogPath(), remote: true}
+func remoteOperator(chapter int) *Operator {
+	return &Operator{Binary: operatorBinary(), Chapter: operatorChapter(chapter), Kubeconfig: operatorKubeconfig(chapter),
+		LogPath: operatorLogPath(chapter), remote: true}
 }
 
 // setupCluster connects to the cluster and installs the CRD.
@@ -169,7 +169,7 @@ func (e *Env) setupCluster(ctx context.Context) {
 	e.connect(ctx)
 	// Each chapter installs its own CRD: from chapter 10 on, it has CEL
 	// rules that the chapters before do not.
-	Expect(e.Make(ctx, "install", fmt.Sprintf("OPERATOR_CHAPTER=%d", e.operatorChapter()))).To(Succeed())
+	Expect(e.Make(ctx, "install", fmt.Sprintf("OPERATOR_CHAPTER=%d", operatorChapter(e.Chapter)))).To(Succeed())
 }
 
 // connect sets the suite's timing and connects to the cluster: kubectl
@@ -224,11 +224,11 @@ func (e *Env) Make(ctx context.Context, args ...string) error {
 // unless OPERATOR_CHAPTER names another, e.g. chapter 5's suite against
 // chapter 4, to watch it fail where the lesson matters; 0 runs none (the
 // CRD alone).
-func (e *Env) operatorChapter() int {
+func operatorChapter(chapter int) int {
 	GinkgoHelper()
 	v := os.Getenv("OPERATOR_CHAPTER")
 	if v == "" {
-		return e.Chapter
+		return chapter
 	}
 	n, err := strconv.Atoi(v)
 	Expect(err).NotTo(HaveOccurred(), "OPERATOR_CHAPTER must be a chapter number")
@@ -239,8 +239,8 @@ func (e *Env) operatorChapter() int {
 // operator still runs (a Redis with finalizers needs it), then stops the
 // operator. The cluster stays up for the next suite.
 func (e *Env) Teardown(ctx context.Context) {
-	if e != nil && e.InCluster != nil {
-		e.InCluster.teardown(ctx)
+	if e != nil && e.deployed != nil {
+		e.deployed.teardown(ctx)
 		return
 	}
 	if e == nil || e.Operator == nil {
@@ -261,19 +261,6 @@ func (e *Env) Teardown(ctx context.Context) {
 	}
 }
 
-// MustKubectl runs kubectl and fails the spec if it fails.
-func (e *Env) MustKubectl(ctx context.Context, args ...string) string {
-	GinkgoHelper()
-	out, err := e.Kubectl.Run(ctx, args...)
-	Expect(err).NotTo(HaveOccurred())
-	return out
-}
-
-// Apply pipes a manifest into `kubectl apply -f -`, with more flags.
-func (e *Env) Apply(ctx context.Context, manifest string, args ...string) (string, error) {
-	return e.Kubectl.RunWithInput(ctx, manifest, append([]string{"apply", "-f", "-"}, args...)...)
-}
-
 // NewNamespace creates a namespace for one spec and registers its cleanup:
 // on failure, the dump of what the spec saw; then the namespace's deletion.
 func (e *Env) NewNamespace(ctx context.Context) string {
@@ -282,7 +269,7 @@ func (e *Env) NewNamespace(ctx context.Context) string {
 	_, _ = rand.Read(suffix)
 	ns := fmt.Sprintf("ch%02d-%s", e.Chapter, hex.EncodeToString(suffix))
 	_, err := e.Apply(ctx, fmt.Sprintf("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s\n  labels:\n    %s: %q\n",
-		ns, suiteLabel, e.suiteLabelValue()))
+		ns, suiteLabel, suiteLabelValue(e.Chapter)))
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func(ctx SpecContext) {
 		if CurrentSpecReport().Failed() {
@@ -310,7 +297,7 @@ func (e *Env) WaitForOtherNamespacesGone(ctx context.Context, keep string) {
 	mustBeSerial("WaitForOtherNamespacesGone")
 	Eventually(func(g Gomega) []string {
 		list := &corev1.NamespaceList{}
-		g.Expect(e.Client.List(ctx, list, client.MatchingLabels{suiteLabel: e.suiteLabelValue()})).To(Succeed())
+		g.Expect(e.Client.List(ctx, list, client.MatchingLabels{suiteLabel: suiteLabelValue(e.Chapter)})).To(Succeed())
 		var others []string
 		for _, n := range list.Items {
 			if n.Name != keep {
@@ -324,7 +311,7 @@ func (e *Env) WaitForOtherNamespacesGone(ctx context.Context, keep string) {
 // suiteLabel marks the namespaces a suite creates, so it can wait for them.
 const suiteLabel = "e2e.myapp.example.com/suite"
 
-func (e *Env) suiteLabelValue() string { return fmt.Sprintf("chapter-%02d", e.Chapter) }
+func suiteLabelValue(chapter int) string { return fmt.Sprintf("chapter-%02d", chapter) }
 
 // RedisManifest is a Redis with the given name and replicas.
 func RedisManifest(ns, name string, replicas any) string {
@@ -352,31 +339,6 @@ spec:
   - name: main
     image: %s
 `, ns, name, myappv1.DefaultImage)
-}
-
-// CreateRedis applies a Redis and waits until its pods <name>-0..N-1 exist
-// and run. (A pod deleted while its container still starts can take its
-// whole grace period to go, on kind: the specs start from running pods.)
-func (e *Env) CreateRedis(ctx context.Context, ns, name string, replicas int) {
-	GinkgoHelper()
-	_, err := e.Apply(ctx, RedisManifest(ns, name, replicas))
-	Expect(err).NotTo(HaveOccurred())
-	e.ExpectPodsRun(ctx, ns, name, replicas)
-}
-
-// ExpectPodsRun waits until the pods of Redis name are exactly
-// <name>-0..N-1, none being deleted, and all run.
-func (e *Env) ExpectPodsRun(ctx context.Context, ns, name string, replicas int) {
-	GinkgoHelper()
-	Eventually(e.PodNamesFunc(ctx, ns, name)).WithContext(ctx).Should(Equal(PodNames(name, replicas)),
-		"Redis %s did not get its pods", name)
-	Eventually(func(g Gomega) {
-		pods, err := e.Pods(ctx, ns, name)
-		g.Expect(err).NotTo(HaveOccurred())
-		for _, p := range pods {
-			g.Expect(p.Status.Phase).To(Equal(corev1.PodRunning), "pod %s", p.Name)
-		}
-	}).WithContext(ctx).Should(Succeed(), "the pods of Redis %s do not run", name)
 }
 
 // PodNames is <name>-0 .. <name>-(n-1), sorted by name.

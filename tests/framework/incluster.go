@@ -86,17 +86,28 @@ type Replica struct {
 // that runs the operator deployed in the cluster: the CRD installed (make
 // install, as a user would), then `make deploy`; at the end, `make
 // undeploy`.
-func NewInClusterSuite(chapter int) *Env {
-	env := &Env{Chapter: chapter}
+func NewInClusterSuite(chapter int) *InClusterEnv {
+	env := &InClusterEnv{Env: &Env{Chapter: chapter}}
+	deployed := func(remote bool) {
+		env.InCluster = &InCluster{env: env.Env, Chapter: operatorChapter(chapter), pods: env.Cluster.Name() != cluster.Local, remote: remote}
+		env.deployed = env.InCluster
+	}
 	env.registerSuiteNodes(func(ctx context.Context) {
 		env.setupCluster(ctx)
-		env.InCluster = &InCluster{env: env, Chapter: env.operatorChapter(), pods: env.Cluster.Name() != cluster.Local}
+		deployed(false)
 		Expect(env.InCluster.Deploy(ctx)).To(Succeed())
 	}, func(ctx context.Context) {
 		env.connect(ctx)
-		env.InCluster = &InCluster{env: env, Chapter: env.operatorChapter(), pods: env.Cluster.Name() != cluster.Local, remote: true}
+		deployed(true)
 	})
 	return env
+}
+
+// InClusterEnv is the Env of a suite whose operator is deployed in the
+// cluster (chapter 9 on): it has no Operator on the host, but InCluster.
+type InClusterEnv struct {
+	*Env
+	InCluster *InCluster
 }
 
 // Pods reports whether the replicas are pods (else host processes).
@@ -333,7 +344,7 @@ func (c *InCluster) Stop(ctx context.Context, r *Replica, kill bool) error {
 		_, err := c.env.Kubectl.Run(ctx, "delete", "pod", r.Name, "-n", OperatorNamespace, "--wait=false")
 		return err
 	default:
-		return c.signalContainer(ctx, r, "KILL")
+		return signalContainer(ctx, &c.env.ClusterProxy, r, "KILL")
 	}
 	return nil
 }
@@ -342,12 +353,12 @@ func (c *InCluster) Stop(ctx context.Context, r *Replica, kill bool) error {
 // container's process of pod r from its kind node (after a SIGKILL the
 // kubelet starts the container again in the same pod): no kubectl command
 // does, `kubectl delete --force` included.
-func (c *InCluster) signalContainer(ctx context.Context, r *Replica, signal string) error {
-	if c.env.Cluster.Name() != cluster.Kind {
-		return fmt.Errorf("signalling a container needs a node to run crictl on: kind's, not %s's", c.env.Cluster.Name())
+func signalContainer(ctx context.Context, p *ClusterProxy, r *Replica, signal string) error {
+	if p.Cluster.Name() != cluster.Kind {
+		return fmt.Errorf("signalling a container needs a node to run crictl on: kind's, not %s's", p.Cluster.Name())
 	}
 	pod := &corev1.Pod{}
-	if err := c.env.Client.Get(ctx, client.ObjectKey{Namespace: OperatorNamespace, Name: r.Name}, pod); err != nil {
+	if err := p.Client.Get(ctx, client.ObjectKey{Namespace: OperatorNamespace, Name: r.Name}, pod); err != nil {
 		return err
 	}
 	script := fmt.Sprintf(`id=$(crictl ps -q --name manager --label io.kubernetes.pod.name=%s --label io.kubernetes.pod.namespace=%s) && `+
@@ -366,7 +377,7 @@ func (c *InCluster) signalContainer(ctx context.Context, r *Replica, signal stri
 func (c *InCluster) Metrics(ctx context.Context, r *Replica, token string) (int, string, error) {
 	addr := ""
 	if c.pods {
-		local, stop, err := c.portForward(ctx, r.Name, metricsPort)
+		local, stop, err := portForward(ctx, &c.env.ClusterProxy, r.Name, metricsPort)
 		if err != nil {
 			return 0, "", err
 		}
@@ -403,10 +414,10 @@ var forwarding = regexp.MustCompile(`Forwarding from 127\.0\.0\.1:(\d+)`)
 
 // portForward runs `kubectl port-forward` to port of pod and returns the
 // local address and a function that stops it.
-func (c *InCluster) portForward(ctx context.Context, pod string, port int) (string, func(), error) {
-	args := []string{"--kubeconfig", c.env.Kubectl.Kubeconfig, "port-forward", "-n", OperatorNamespace, "pod/" + pod, ":" + strconv.Itoa(port)}
+func portForward(ctx context.Context, p *ClusterProxy, pod string, port int) (string, func(), error) {
+	args := []string{"--kubeconfig", p.Kubectl.Kubeconfig, "port-forward", "-n", OperatorNamespace, "pod/" + pod, ":" + strconv.Itoa(port)}
 	GinkgoWriter.Printf("$ kubectl %s\n", strings.Join(args[2:], " "))
-	cmd := exec.CommandContext(ctx, c.env.Kubectl.Path, args...)
+	cmd := exec.CommandContext(ctx, p.Kubectl.Path, args...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return "", nil, err
@@ -429,17 +440,17 @@ func (c *InCluster) portForward(ctx context.Context, pod string, port int) (stri
 
 // MetricsToken returns a token of a new ServiceAccount in namespace ns,
 // bound to the metrics-reader ClusterRole when reader is true.
-func (e *Env) MetricsToken(ctx context.Context, ns, name string, reader bool) string {
+func (p *ClusterProxy) MetricsToken(ctx context.Context, ns, name string, reader bool) string {
 	GinkgoHelper()
-	e.MustKubectl(ctx, "create", "serviceaccount", name, "-n", ns)
+	p.MustKubectl(ctx, "create", "serviceaccount", name, "-n", ns)
 	if reader {
 		binding := ns + "-" + name
-		e.MustKubectl(ctx, "create", "clusterrolebinding", binding, "--clusterrole="+MetricsReaderRole, "--serviceaccount="+ns+":"+name)
+		p.MustKubectl(ctx, "create", "clusterrolebinding", binding, "--clusterrole="+MetricsReaderRole, "--serviceaccount="+ns+":"+name)
 		DeferCleanup(func(ctx SpecContext) {
-			e.MustKubectl(ctx, "delete", "clusterrolebinding", binding, "--ignore-not-found")
+			p.MustKubectl(ctx, "delete", "clusterrolebinding", binding, "--ignore-not-found")
 		})
 	}
-	return strings.TrimSpace(e.MustKubectl(ctx, "create", "token", name, "-n", ns))
+	return strings.TrimSpace(p.MustKubectl(ctx, "create", "token", name, "-n", ns))
 }
 
 // teardown ends an in-cluster suite: the cluster's logs if a spec

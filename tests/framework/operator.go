@@ -82,8 +82,8 @@ func ChapterRole(root string, n int) (string, error) {
 // Role), a ServiceAccount bound to them and nothing else, and writes to
 // path a kubeconfig with a token of that account for the cluster behind
 // the admin kubeconfig.
-func (e *Env) ServiceAccountKubeconfig(ctx context.Context, role, path string) error {
-	_, err := e.Apply(ctx, fmt.Sprintf(`apiVersion: v1
+func (p *ClusterProxy) ServiceAccountKubeconfig(ctx context.Context, role, path string) error {
+	_, err := p.Apply(ctx, fmt.Sprintf(`apiVersion: v1
 kind: Namespace
 metadata:
   name: %[1]s
@@ -127,20 +127,20 @@ subjects:
 		return err
 	}
 	// After the namespace: from chapter 9 on, role holds a Role there too.
-	if _, err := e.Kubectl.Run(ctx, "apply", "--server-side", "--force-conflicts", "-f", role); err != nil {
+	if _, err := p.Kubectl.Run(ctx, "apply", "--server-side", "--force-conflicts", "-f", role); err != nil {
 		return err
 	}
-	return e.tokenKubeconfig(ctx, OperatorNamespace, OperatorServiceAccount, path)
+	return p.tokenKubeconfig(ctx, OperatorNamespace, OperatorServiceAccount, path)
 }
 
 // tokenKubeconfig writes to path a kubeconfig with a token of the
 // ServiceAccount ns/name, for the cluster behind the admin kubeconfig.
-func (e *Env) tokenKubeconfig(ctx context.Context, ns, name, path string) error {
-	token, err := e.Kubectl.Run(ctx, "create", "token", name, "-n", ns, "--duration=12h")
+func (p *ClusterProxy) tokenKubeconfig(ctx context.Context, ns, name, path string) error {
+	token, err := p.Kubectl.Run(ctx, "create", "token", name, "-n", ns, "--duration=12h")
 	if err != nil {
 		return err
 	}
-	admin, err := clientcmd.BuildConfigFromFlags("", e.Cluster.KubeconfigPath())
+	admin, err := clientcmd.BuildConfigFromFlags("", p.Cluster.KubeconfigPath())
 	if err != nil {
 		return err
 	}

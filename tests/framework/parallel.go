@@ -31,7 +31,7 @@ import (
 // Teardown runs on process 1 once every process has finished its specs.
 func (e *Env) registerSuiteNodes(setUp, connect func(context.Context)) {
 	SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
-		_ = os.Remove(e.failedMarker())
+		_ = os.Remove(failedMarker(e.Chapter))
 		setUp(ctx)
 		return nil
 	}, func(ctx SpecContext, _ []byte) {
@@ -56,20 +56,20 @@ func mustBeSerial(what string) {
 
 // failedMarker is a file that says a spec of this suite failed, on any
 // process, so that process 1 collects the cluster's logs at the end.
-func (e *Env) failedMarker() string {
-	return filepath.Join(RepoRoot(), "_output", "logs", fmt.Sprintf("chapter%02d.failed", e.Chapter))
+func failedMarker(chapter int) string {
+	return filepath.Join(RepoRoot(), "_output", "logs", fmt.Sprintf("chapter%02d.failed", chapter))
 }
 
 // markFailed records that a spec failed (see failedMarker).
-func (e *Env) markFailed() {
-	p := e.failedMarker()
+func markFailed(chapter int) {
+	p := failedMarker(chapter)
 	_ = os.MkdirAll(filepath.Dir(p), 0o755)
 	_ = os.WriteFile(p, nil, 0o644)
 }
 
 // anySpecFailed reports whether a spec of this suite failed, on any
 // process.
-func (e *Env) anySpecFailed() bool {
-	_, err := os.Stat(e.failedMarker())
+func anySpecFailed(chapter int) bool {
+	_, err := os.Stat(failedMarker(chapter))
 	return err == nil
 }

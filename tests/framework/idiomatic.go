@@ -13,6 +13,33 @@ import (
 	myappv1 "example.com/redis-operator/api/v1"
 )
 
+// NoFinalizerSpec proves chapter 7's change, which the chapters after it
+// keep: a Redis carries no finalizer, its pods go with it through the
+// garbage collector, and a Redis that chapters 2 to 6 left with a
+// finalizer per pod loses them. Serial: it counts reconciles and stops
+// the operator.
+func NoFinalizerSpec(in SpecInput) bool {
+	checkEnv("NoFinalizerSpec", in.Env)
+	return Describe("A Redis without finalizers", Serial, func() {
+		e := in.Env
+		var ns string
+
+		BeforeEach(func(ctx SpecContext) { ns = newCache(ctx, e, false) })
+
+		It("carries no finalizer, and its pods go with it through the garbage collector", lessonIf(in.Lesson), func(ctx SpecContext) {
+			expectNoFinalizerPodsGoWithRedis(ctx, e, ns)
+		})
+
+		It("left by chapter 6 with a finalizer per pod loses them, keeps its pods, and still deletes cleanly", lessonIf(in.Lesson), func(ctx SpecContext) {
+			expectLegacyFinalizersRemoved(ctx, e, ns)
+		})
+
+		It("deleted while it still carries chapter 6's finalizers does not stay in Terminating", func(ctx SpecContext) {
+			expectDeletedWithLegacyFinalizersGoes(ctx, e, ns)
+		})
+	})
+}
+
 // Spec bodies of chapter 7 (no finalizer, and the migration of the
 // per-pod finalizers of chapters 2 to 6), which the chapters after it run
 // unchanged. Each starts from Redis cache with three running pods.
@@ -28,7 +55,7 @@ var legacyFinalizers = []string{
 // ones (another controller's, which must stay). Whatever the spec's
 // outcome, the finalizers are removed at the end, so that the namespace
 // can go.
-func (e *Env) addLegacyFinalizers(ctx context.Context, ns string, extra ...string) {
+func addLegacyFinalizers(ctx context.Context, e *Env, ns string, extra ...string) {
 	GinkgoHelper()
 	finalizers, err := json.Marshal(append(slices.Clone(legacyFinalizers), extra...))
 	Expect(err).NotTo(HaveOccurred())
@@ -40,9 +67,9 @@ func (e *Env) addLegacyFinalizers(ctx context.Context, ns string, extra ...strin
 	})
 }
 
-// ExpectNoFinalizerPodsGoWithRedis: Redis cache carries no finalizer, and
+// expectNoFinalizerPodsGoWithRedis: Redis cache carries no finalizer, and
 // deleting it deletes its pods (through the garbage collector).
-func (e *Env) ExpectNoFinalizerPodsGoWithRedis(ctx context.Context, ns string) {
+func expectNoFinalizerPodsGoWithRedis(ctx context.Context, e *Env, ns string) {
 	GinkgoHelper()
 	e.SettledReconcileTotal(ctx, ns)
 	LessonStep("the Redis carries no finalizer, and deleting it takes its pods")
@@ -53,16 +80,16 @@ func (e *Env) ExpectNoFinalizerPodsGoWithRedis(ctx context.Context, ns string) {
 	Eventually(e.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(BeEmpty())
 }
 
-// ExpectLegacyFinalizersRemoved: Redis cache, given chapter 6's per-pod
+// expectLegacyFinalizersRemoved: Redis cache, given chapter 6's per-pod
 // finalizers and another controller's while the operator was stopped,
 // loses the per-pod ones and keeps its pods, the same objects; deleted,
 // it goes once the other controller lets it.
-func (e *Env) ExpectLegacyFinalizersRemoved(ctx context.Context, ns string) {
+func expectLegacyFinalizersRemoved(ctx context.Context, e *Env, ns string) {
 	GinkgoHelper()
 	uids := e.PodUIDs(ctx, ns, "cache")
 	By("stopping the operator and putting chapter 6's finalizers on the Redis")
 	Expect(e.Operator.Stop()).To(Succeed())
-	e.addLegacyFinalizers(ctx, ns, "example.org/keep")
+	addLegacyFinalizers(ctx, e, ns, "example.org/keep")
 	Expect(e.Operator.Start(ctx)).To(Succeed())
 
 	LessonStep("the operator removes the per-pod finalizers and no other")
@@ -79,14 +106,14 @@ func (e *Env) ExpectLegacyFinalizersRemoved(ctx context.Context, ns string) {
 	Eventually(e.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(BeEmpty())
 }
 
-// ExpectDeletedWithLegacyFinalizersGoes: Redis cache, deleted while the
+// expectDeletedWithLegacyFinalizersGoes: Redis cache, deleted while the
 // operator was stopped and while it carried chapter 6's finalizers, goes
 // with its pods once the operator runs.
-func (e *Env) ExpectDeletedWithLegacyFinalizersGoes(ctx context.Context, ns string) {
+func expectDeletedWithLegacyFinalizersGoes(ctx context.Context, e *Env, ns string) {
 	GinkgoHelper()
 	By("stopping the operator, putting chapter 6's finalizers on the Redis and deleting it")
 	Expect(e.Operator.Stop()).To(Succeed())
-	e.addLegacyFinalizers(ctx, ns)
+	addLegacyFinalizers(ctx, e, ns)
 	e.MustKubectl(ctx, "delete", "redis", "cache", "-n", ns, "--wait=false")
 	redis, err := e.Redis(ctx, ns, "cache")
 	Expect(err).NotTo(HaveOccurred())

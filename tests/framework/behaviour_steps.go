@@ -24,7 +24,7 @@ import (
 // ExpectPodComesBack: a pod of Redis cache (three running pods) deleted
 // with kubectl comes back with the same name and a new UID and runs,
 // while the other pods stay the same objects.
-func (e *Env) ExpectPodComesBack(ctx context.Context, ns string) {
+func ExpectPodComesBack(ctx context.Context, e *Env, ns string) {
 	GinkgoHelper()
 	uids := e.PodUIDs(ctx, ns, "cache")
 
@@ -37,14 +37,14 @@ func (e *Env) ExpectPodComesBack(ctx context.Context, ns string) {
 	Expect(after).To(HaveKeyWithValue("cache-2", uids["cache-2"]), "an untouched pod was replaced")
 }
 
-// ExpectPodsComeBackTogether: the three pods of Redis cache, deleted with
+// expectPodsComeBackTogether: the three pods of Redis cache, deleted with
 // one kubectl command (deleteArgs, without the namespace), all come back,
 // and no reconcile of the Redis returns an error: many delete events in a
 // row are where a reconcile meets a cache that has not yet seen the pod
 // it created a moment ago. (The specs that run beside it in parallel
 // have reconcile errors of their own, on purpose: only this Redis'
 // count.)
-func (e *Env) ExpectPodsComeBackTogether(ctx context.Context, ns string, deleteArgs ...string) {
+func expectPodsComeBackTogether(ctx context.Context, e *Env, ns string, deleteArgs ...string) {
 	GinkgoHelper()
 	uids := e.PodUIDs(ctx, ns, "cache")
 	log := e.Operator.LogOffset()
@@ -60,9 +60,9 @@ func (e *Env) ExpectPodsComeBackTogether(ctx context.Context, ns string, deleteA
 		"a reconcile of Redis %s/cache returned an error (the operator's log says which)", ns)
 }
 
-// ExpectPodComesBackEachTime: pod cache-0, deleted three times, comes back
+// expectPodComesBackEachTime: pod cache-0, deleted three times, comes back
 // each time.
-func (e *Env) ExpectPodComesBackEachTime(ctx context.Context, ns string) {
+func expectPodComesBackEachTime(ctx context.Context, e *Env, ns string) {
 	GinkgoHelper()
 	LessonStep("cache-0, deleted three times, comes back each time")
 	for range 3 {
@@ -72,13 +72,13 @@ func (e *Env) ExpectPodComesBackEachTime(ctx context.Context, ns string) {
 	}
 }
 
-// ExpectRedisDeletionLeavesNothing: after one of its pods was rebuilt,
+// expectRedisDeletionLeavesNothing: after one of its pods was rebuilt,
 // Redis cache is deleted, goes, and leaves no pod behind. No pod is
 // created for it once it is being deleted: every pod with its label seen
 // from the delete on is one it had before, so a pod rebuilt during the
 // deletion fails the spec even if the garbage collector removes it a
 // moment later (a terminating pod is still a pod here).
-func (e *Env) ExpectRedisDeletionLeavesNothing(ctx context.Context, ns string) {
+func expectRedisDeletionLeavesNothing(ctx context.Context, e *Env, ns string) {
 	GinkgoHelper()
 	uid := e.PodUIDs(ctx, ns, "cache")["cache-2"]
 	e.MustKubectl(ctx, "delete", "pod", "cache-2", "-n", ns)
@@ -107,13 +107,13 @@ func (e *Env) ExpectRedisDeletionLeavesNothing(ctx context.Context, ns string) {
 	Consistently(oldPods).WithContext(ctx).Should(BeEmpty())
 }
 
-// ExpectForeignPodSurvivesRedisDeletion: a pod that someone else created
+// expectForeignPodSurvivesRedisDeletion: a pod that someone else created
 // under the name of one of a Redis' pods (after the Redis' own pod of that
 // name was deleted) is left alone when the Redis is deleted. The operator
 // is stopped while the pod is swapped, so that no chapter rebuilds its own
 // pod first; before that, the operator has finished with the new Redis
 // (recorded its pods, in the chapters that record them).
-func (e *Env) ExpectForeignPodSurvivesRedisDeletion(ctx context.Context, ns string) {
+func expectForeignPodSurvivesRedisDeletion(ctx context.Context, e *Env, ns string) {
 	GinkgoHelper()
 	e.CreateRedis(ctx, ns, "cache", 2)
 	e.SettledReconcileTotal(ctx, ns)
@@ -149,24 +149,10 @@ func (e *Env) ExpectForeignPodSurvivesRedisDeletion(ctx context.Context, ns stri
 		Should(ContainElement("ErrResourceExists"), "no Warning about the pod the Redis does not control")
 }
 
-// ExpectAvailable waits until the Redis' Available condition is True for
-// its current generation.
-func (e *Env) ExpectAvailable(ctx context.Context, ns, name string) {
-	GinkgoHelper()
-	Eventually(func(g Gomega) {
-		redis, err := e.Redis(ctx, ns, name)
-		g.Expect(err).NotTo(HaveOccurred())
-		available := meta.FindStatusCondition(redis.Status.Conditions, "Available")
-		g.Expect(available).NotTo(BeNil(), "no Available condition")
-		g.Expect(available.ObservedGeneration).To(Equal(redis.Generation))
-		g.Expect(available.Status).To(Equal(metav1.ConditionTrue), "Available: %s", available.Message)
-	}).WithContext(ctx).Should(Succeed(), "Redis %s did not become Available", name)
-}
-
-// ExpectScaleDownAndUp: Redis cache (three pods) scaled down to 1 with
+// expectScaleDownAndUp: Redis cache (three pods) scaled down to 1 with
 // kubectl keeps cache-0, the same object, and deletes the others; scaled
 // up to 4, it gets four pods.
-func (e *Env) ExpectScaleDownAndUp(ctx context.Context, ns string) {
+func expectScaleDownAndUp(ctx context.Context, e *Env, ns string) {
 	GinkgoHelper()
 	kept := e.PodUIDs(ctx, ns, "cache")["cache-0"]
 
@@ -182,10 +168,10 @@ func (e *Env) ExpectScaleDownAndUp(ctx context.Context, ns string) {
 		"the scale-up did not create cache-1 to cache-3")
 }
 
-// ExpectStatusShowsReadyPods: Redis cache (three pods) becomes Available,
+// expectStatusShowsReadyPods: Redis cache (three pods) becomes Available,
 // its status counts three ready pods of its generation with its selector,
 // Progressing is False (Complete), and kubectl get shows the columns.
-func (e *Env) ExpectStatusShowsReadyPods(ctx context.Context, ns string) {
+func expectStatusShowsReadyPods(ctx context.Context, e *Env, ns string) {
 	GinkgoHelper()
 	LessonStep("the status says Available with three ready pods, and kubectl get shows them")
 	e.ExpectAvailable(ctx, ns, "cache")
@@ -205,10 +191,10 @@ func (e *Env) ExpectStatusShowsReadyPods(ctx context.Context, ns string) {
 	Expect(strings.Fields(out)).To(HaveExactElements("NAME", "DESIRED", "READY", "AGE", "cache", "3", "3", Not(BeEmpty())))
 }
 
-// ExpectStatusFollowsScaleDown: Redis cache (three pods), Available, then
+// expectStatusFollowsScaleDown: Redis cache (three pods), Available, then
 // scaled down to 1: its status counts one ready pod of the new generation
 // and it is Available again.
-func (e *Env) ExpectStatusFollowsScaleDown(ctx context.Context, ns string) {
+func expectStatusFollowsScaleDown(ctx context.Context, e *Env, ns string) {
 	GinkgoHelper()
 	e.ExpectAvailable(ctx, ns, "cache")
 	e.MustKubectl(ctx, "scale", "redis/cache", "--replicas=1", "-n", ns)
@@ -223,11 +209,11 @@ func (e *Env) ExpectStatusFollowsScaleDown(ctx context.Context, ns string) {
 	}).WithContext(ctx).Should(Succeed())
 }
 
-// ExpectNoWriteWhenSteady: a reconcile of Redis cache, Available and
+// expectNoWriteWhenSteady: a reconcile of Redis cache, Available and
 // unchanged, sends no write request. (A status update that changes
 // nothing still costs a request, and leaves the resourceVersion as it
 // was: the requests are counted.)
-func (e *Env) ExpectNoWriteWhenSteady(ctx context.Context, ns string) {
+func expectNoWriteWhenSteady(ctx context.Context, e *Env, ns string) {
 	GinkgoHelper()
 	e.ExpectAvailable(ctx, ns, "cache")
 	// The writes counted are every write of the operator: nothing else
@@ -244,9 +230,9 @@ func (e *Env) ExpectNoWriteWhenSteady(ctx context.Context, ns string) {
 	Expect(e.Operator.WriteRequests(ctx)).To(Equal(before), "the reconcile of a steady Redis wrote to the API server")
 }
 
-// ExpectEndedPodReplaced: pod cache-1, made to end (phase Failed, as after
+// expectEndedPodReplaced: pod cache-1, made to end (phase Failed, as after
 // an eviction), is replaced by a new pod of that name that runs.
-func (e *Env) ExpectEndedPodReplaced(ctx context.Context, ns string) {
+func expectEndedPodReplaced(ctx context.Context, e *Env, ns string) {
 	GinkgoHelper()
 	uids := e.PodUIDs(ctx, ns, "cache")
 	Eventually(func(g Gomega) corev1.PodPhase {
