@@ -63,6 +63,7 @@ func pathRules(c chapter) []pathRule {
 		{from: "go.mod", to: "go.mod"},
 		{from: "go.sum", to: "go.sum"},
 		{from: "scripts/build-kubernetes.sh", to: "scripts/build-kubernetes.sh"},
+		{from: "scripts/common.mk", to: "scripts/common.mk"},
 		{from: "scripts/cluster", to: "scripts/cluster"},
 		{from: "scripts/kind-node-image", to: "scripts/kind-node-image"},
 	}

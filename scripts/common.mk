@@ -1,0 +1,70 @@
+# What the course's Makefile and a chapter branch's Makefile share (both
+# include this file): the cluster targets, the helpers that run a command
+# against the cluster `make cluster-up` chose, and the pinned tools. The
+# including Makefile sets the versions, BIN, CACHE_DIR, KUBERNETES_BIN, the
+# cluster directories, CLUSTER, CLUSTER_ENV, REDIS_IMAGE and GINKGO_FLAGS.
+
+##@ Cluster
+
+.PHONY: kubernetes
+kubernetes: ## Build the Kubernetes binaries for the local cluster (cached by version; ~14 min cold on 2 cores).
+	@scripts/build-kubernetes.sh $(KUBERNETES_VERSION) $(ETCD_VERSION)
+
+.PHONY: kubectl
+kubectl: ## Build kubectl at the cluster's version (cached; part of `make kubernetes`).
+	@scripts/build-kubernetes.sh $(KUBERNETES_VERSION) $(ETCD_VERSION) kubectl
+
+.PHONY: kind-node-image
+kind-node-image: ## Build the offline kind node image, no registry needed (root; cached; ~21 min cold).
+	@KUBERNETES_VERSION=$(KUBERNETES_VERSION) ETCD_VERSION=$(ETCD_VERSION) KIND_VERSION=$(KIND_VERSION) \
+	  CONTAINERD_VERSION=$(CONTAINERD_VERSION) RUNC_VERSION=$(RUNC_VERSION) CRICTL_VERSION=$(CRICTL_VERSION) \
+	  CNI_PLUGINS_VERSION=$(CNI_PLUGINS_VERSION) DEBIAN_SUITE=$(DEBIAN_SUITE) DEBIAN_MIRROR=$(DEBIAN_MIRROR) \
+	  KIND_NODE_IMAGE=$(KIND_OFFLINE_NODE_IMAGE) REDIS_IMAGE=$(REDIS_IMAGE) CACHE_DIR=$(CACHE_DIR) \
+	  scripts/kind-node-image/build.sh
+
+.PHONY: cluster-up
+cluster-up: cluster-tool kubectl ## Start the test cluster (CLUSTER=kind|local|existing|auto) or reuse it; prints export KUBECONFIG=...
+	@cluster=$$($(BIN)/cluster choose); \
+	if [[ $$cluster == local ]]; then $(MAKE) --no-print-directory kubernetes; fi; \
+	$(BIN)/cluster up --cluster "$$cluster" --bin-dir $(KUBERNETES_BIN) --state-dir $(LOCAL_CLUSTER_DIR) --env-file $(CLUSTER_ENV)
+
+# bin/cluster starts and stops the clusters; go build is a no-op when
+# nothing changed.
+.PHONY: cluster-tool
+cluster-tool:
+	@go build -o $(BIN)/cluster ./scripts/cluster
+
+.PHONY: cluster-down
+cluster-down: cluster-tool ## Stop the test cluster (with CLUSTER=auto: the kind and the local one).
+	@$(BIN)/cluster down --state-dir $(LOCAL_CLUSTER_DIR) --env-file $(CLUSTER_ENV)
+
+.PHONY: apiserver-stop
+apiserver-stop: cluster-tool ## Stop the test cluster's kube-apiserver, as an upgrade or a crash would; etcd and the nodes keep running.
+	@$(with_kubeconfig) $(BIN)/cluster stop-apiserver --state-dir $(LOCAL_CLUSTER_DIR)
+
+.PHONY: apiserver-start
+apiserver-start: cluster-tool ## Start again the kube-apiserver that apiserver-stop stopped, as it was, and wait until it answers.
+	@$(with_kubeconfig) $(BIN)/cluster start-apiserver --state-dir $(LOCAL_CLUSTER_DIR)
+
+# ---- helpers ----------------------------------------------------------------
+# Suites run with Ginkgo's --procs=E2E_PROCS (see each Makefile's E2E_PROCS).
+ginkgo_e2e = $(GINKGO) --tags=e2e --procs=$(E2E_PROCS) $(GINKGO_FLAGS)
+KUBECTL_CMD = $(if $(wildcard $(KUBECTL)),$(KUBECTL),kubectl)
+# After `make cluster-up`, its backend and kubeconfig win when CLUSTER is
+# auto or names that backend (never for existing: KUBECONFIG decides).
+cluster_env_matches = $(or $(filter auto,$(CLUSTER)),$(shell grep -qx 'export CLUSTER=$(CLUSTER)' $(CLUSTER_ENV) && echo yes))
+with_kubeconfig = $(if $(and $(filter-out existing,$(CLUSTER)),$(wildcard $(CLUSTER_ENV)),$(cluster_env_matches)),source $(CLUSTER_ENV) &&)
+
+$(CONTROLLER_GEN):
+	GOBIN=$(BIN) go install sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_TOOLS_VERSION)
+	mv $(BIN)/controller-gen $@
+
+$(GOLANGCI_LINT):
+	@echo "Building golangci-lint $(GOLANGCI_LINT_VERSION) into bin/ (about 3 minutes cold)"
+	GOBIN=$(BIN) go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
+	mv $(BIN)/golangci-lint $@
+
+$(GINKGO):
+	@test -n "$(GINKGO_VERSION)" || { echo "error: cannot read the Ginkgo version from go.mod" >&2; exit 1; }
+	GOBIN=$(BIN) go install github.com/onsi/ginkgo/v2/ginkgo@$(GINKGO_VERSION)
+	mv $(BIN)/ginkgo $@
