@@ -82,7 +82,7 @@ var _ = Describe("make undeploy", Serial, func() {
 	})
 })
 
-// The spec bodies of the operator deployed in the cluster (chapter 9 on).
+// The bodies of the specs above, and what they measure against.
 
 // Leader election's timing: controller-runtime's defaults, which the
 // operator keeps. A standby replica tries to take the Lease every

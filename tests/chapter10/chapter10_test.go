@@ -62,8 +62,8 @@ var _ = Describe("A webhook that hangs", Serial, func() {
 	})
 })
 
-// The specs of chapter 10, admission, which need the operator deployed
-// with its webhook (NewInClusterSuite).
+// The bodies of the specs above. They need the operator deployed with
+// its webhook (NewInClusterSuite).
 
 // webhookDenied is how the API server begins a refusal of the webhook.
 var webhookDenied = fmt.Sprintf("admission webhook %q denied the request", framework.WebhookName)

@@ -56,7 +56,7 @@ var _ = Describe("The API server stopped and started again", Serial, framework.R
 	})
 })
 
-// The specs of chapter 11, faults. Each runs the operator under
+// The bodies of the specs above. Each runs the operator under
 // StartSupervised, so that when it crashes it is back at once.
 
 // countWrites is the environment of an operator that logs its writes and
