@@ -95,7 +95,7 @@ func expectCrashSweep(ctx context.Context) {
 	// those writes would be counted, and end the runs early. And an API
 	// server that an earlier spec restarted maps the kind Redis again only
 	// once its discovery has caught up.
-	env.WaitForOtherNamespacesGone(ctx, "")
+	env.WaitForOtherNamespacesEmpty(ctx, "")
 	env.WaitForOwnerMapping(ctx)
 	offset := env.Operator.LogOffset()
 	clean := runScenario(ctx, env.NewNamespace(ctx), steps)

@@ -17,6 +17,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -250,7 +251,7 @@ func (e *Env) Teardown(ctx context.Context) {
 	// The suites after this one, and `make try-it`, must not meet its
 	// objects; those of a suite whose specs stop the operator go without it.
 	if e.Operator.Running() || e.specsRunOperator {
-		e.WaitForOtherNamespacesGone(ctx, "")
+		e.WaitForOtherNamespacesEmpty(ctx, "")
 	}
 	Expect(e.Operator.Stop()).To(Succeed())
 	// The role was applied server-side; `make deploy` (a chapter 9 Try it
@@ -281,31 +282,51 @@ func (e *Env) NewNamespace(ctx context.Context) string {
 		if e.Operator != nil && e.Operator.Chapter != 0 && !e.Operator.remote && !e.specsRunOperator && !e.Operator.Running() {
 			Expect(e.Operator.Start(ctx)).To(Succeed())
 		}
-		// The namespace controller takes a few seconds; the next spec does
-		// not wait for it (it has a namespace of its own), Teardown does.
+		// The namespace controller waits 5 s before it deletes anything; the
+		// Redis objects go now, so that a Serial spec or Teardown, which
+		// wait for them (WaitForOtherNamespacesEmpty), wait less. The next
+		// spec waits for neither: it has a namespace of its own.
+		if err := e.Client.DeleteAllOf(ctx, &myappv1.Redis{}, client.InNamespace(ns)); err != nil && !meta.IsNoMatchError(err) {
+			Expect(err).NotTo(HaveOccurred(), "deleting the Redis objects of namespace %s", ns)
+		}
 		e.MustKubectl(ctx, "delete", "namespace", ns, "--wait=false")
 	})
 	return ns
 }
 
-// WaitForOtherNamespacesGone waits until this suite's namespaces other than
-// keep are deleted, for specs that observe the operator as a whole (its
-// metrics) and must not see it reconcile an earlier spec's objects. Such
-// a spec is Serial.
-func (e *Env) WaitForOtherNamespacesGone(ctx context.Context, keep string) {
+// WaitForOtherNamespacesEmpty waits until this suite's namespaces other
+// than keep hold no Redis and no pod, for specs that observe the operator
+// as a whole (its metrics, its writes) and must not see it reconcile an
+// earlier spec's objects; such a spec is Serial. A suite's tear-down waits
+// for it too, so that the suites after it, and `make try-it`, do not meet
+// its objects. The namespaces may still be there, terminating: the
+// namespace controller waits 5 s before it starts on one, and what it
+// deletes after the pods (events, ServiceAccounts, ConfigMaps) is nothing
+// the operator watches.
+func (e *Env) WaitForOtherNamespacesEmpty(ctx context.Context, keep string) {
 	GinkgoHelper()
-	mustBeSerial("WaitForOtherNamespacesGone")
+	mustBeSerial("WaitForOtherNamespacesEmpty")
 	Eventually(func(g Gomega) []string {
-		list := &corev1.NamespaceList{}
-		g.Expect(e.Client.List(ctx, list, client.MatchingLabels{suiteLabel: suiteLabelValue(e.Chapter)})).To(Succeed())
-		var others []string
-		for _, n := range list.Items {
-			if n.Name != keep {
-				others = append(others, n.Name)
+		namespaces := &corev1.NamespaceList{}
+		g.Expect(e.Client.List(ctx, namespaces, client.MatchingLabels{suiteLabel: suiteLabelValue(e.Chapter)})).To(Succeed())
+		var left []string
+		for _, n := range namespaces.Items {
+			if n.Name == keep {
+				continue
+			}
+			redis := &myappv1.RedisList{}
+			g.Expect(e.Client.List(ctx, redis, client.InNamespace(n.Name))).To(Succeed())
+			for _, r := range redis.Items {
+				left = append(left, "redis "+n.Name+"/"+r.Name)
+			}
+			pods := &corev1.PodList{}
+			g.Expect(e.Client.List(ctx, pods, client.InNamespace(n.Name))).To(Succeed())
+			for _, p := range pods.Items {
+				left = append(left, "pod "+n.Name+"/"+p.Name)
 			}
 		}
-		return others
-	}).WithContext(ctx).WithTimeout(2*time.Minute).Should(BeEmpty(), "earlier specs' namespaces were not deleted")
+		return left
+	}).WithContext(ctx).WithTimeout(2*time.Minute).Should(BeEmpty(), "earlier specs' Redis objects and pods are still there")
 }
 
 // suiteLabel marks the namespaces a suite creates, so it can wait for them.

@@ -454,11 +454,11 @@ func (p *ClusterProxy) MetricsToken(ctx context.Context, ns, name string, reader
 }
 
 // teardown ends an in-cluster suite: the cluster's logs if a spec
-// failed, the suite's namespaces gone while the operator still runs, then
-// `make undeploy`.
+// failed, the suite's namespaces emptied while the operator still runs,
+// then `make undeploy`.
 func (c *InCluster) teardown(ctx context.Context) {
 	c.env.CollectClusterLogs(ctx)
-	c.env.WaitForOtherNamespacesGone(ctx, "")
+	c.env.WaitForOtherNamespacesEmpty(ctx, "")
 	Expect(c.Undeploy(ctx)).To(Succeed())
 }
 

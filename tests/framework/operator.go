@@ -355,11 +355,11 @@ func (o *Operator) metric(ctx context.Context, family string, match func(map[str
 
 // SettledReconcileTotal waits until the operator has stopped reconciling
 // (the counter holds still for a few seconds) and returns the counter.
-// Earlier specs' namespaces are waited for first: their Redis objects are
+// Earlier specs' namespaces are emptied first: their Redis objects are
 // reconciled while they go.
 func (e *Env) SettledReconcileTotal(ctx context.Context, ns string) float64 {
 	GinkgoHelper()
-	e.WaitForOtherNamespacesGone(ctx, ns)
+	e.WaitForOtherNamespacesEmpty(ctx, ns)
 	var total float64
 	Eventually(func(g Gomega) {
 		var err error
