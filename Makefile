@@ -212,6 +212,10 @@ prove-chapters: $(GINKGO) build cluster-up ## Prove every chapter's lesson (and 
 	@go build -o $(BIN)/prove ./scripts/prove
 	@for n in $$(seq 1 $(LATEST_CHAPTER)); do $(prove) --chapter $$n || exit 1; done
 
+.PHONY: test-local-cluster
+test-local-cluster: cluster-tool kubernetes ## Start and stop a local cluster of its own, one node killed on the way: nothing of it may stay in /tmp (no other local cluster may run).
+	CLUSTER_TOOL=$(BIN)/cluster KUBERNETES_BIN=$(KUBERNETES_BIN) go test -tags e2e -count=1 -v -timeout 10m -run '^TestUpDown' ./tests/cluster/localcluster/
+
 .PHONY: try-it
 try-it: $(if $(CHAPTER_ARG),check-chapter-1) build cluster-up install ## Run the "Try it" commands of every chapter's README (or chapter N's: make try-it 3) and compare their output.
 	@$(with_kubeconfig) go test -tags e2e -count=1 -v -timeout 60m ./tests/tryit/ $(if $(or $(CHAPTER_ARG),$(filter command line environment,$(origin CHAPTER))),-run 'TestTryIt/^$(NN)-')

@@ -36,7 +36,9 @@ func pathRules(c chapter) []pathRule {
 		{from: "tests/framework/admission.go", to: "test/e2e/framework/admission.go", since: inClusterChapter},
 		{from: "tests/framework/faults.go", to: "test/e2e/framework/faults.go", since: faultsChapter},
 		{from: "tests/framework", to: "test/e2e/framework"},
-		// What the suites and the unit tests stand on.
+		// What the suites and the unit tests stand on; not the course's
+		// test of the local cluster itself (make test-local-cluster).
+		{from: "tests/cluster/localcluster/updown_e2e_test.go", to: drop},
 		{from: "tests/cluster", to: "test/cluster"},
 		{from: "tests/proc", to: "test/proc"},
 		{from: "tests/promtext", to: "test/promtext"},

@@ -218,7 +218,8 @@ func Down(o Options, progress io.Writer) error {
 		fmt.Fprintln(progress, "No local cluster running")
 		_ = os.Remove(pidPath)
 		_ = os.Remove(filepath.Join(o.StateDir, readyFile))
-		return nil
+		// A cluster that was killed left its nodes' files behind.
+		return removeHollowTmp(o.StateDir)
 	}
 	fmt.Fprintf(progress, "Stopping local cluster (pid %d)\n", pid)
 	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
@@ -228,12 +229,15 @@ func Down(o Options, progress io.Writer) error {
 	for alive(pid) {
 		if time.Now().After(deadline) {
 			_ = syscall.Kill(-pid, syscall.SIGKILL)
-			return fmt.Errorf("local cluster (pid %d) did not stop within 60s; killed its process group", pid)
+			return errors.Join(fmt.Errorf("local cluster (pid %d) did not stop within 60s; killed its process group", pid),
+				removeHollowTmp(o.StateDir))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 	fmt.Fprintln(progress, "Local cluster stopped")
-	return nil
+	// Run removed what its nodes left in the temp directory, unless it
+	// was killed.
+	return removeHollowTmp(o.StateDir)
 }
 
 // StopAPIServer stops the API server of the running cluster and returns
@@ -414,11 +418,6 @@ func Run(ctx context.Context, o Options) (retErr error) {
 	if err != nil {
 		return err
 	}
-	// kubemark's hollow kubelet creates its root directory and sockets in
-	// the temp directory; give each one its own and remove them afterwards.
-	kubeletTmp := filepath.Join(o.StateDir, "kubelet-tmp")
-	_ = os.RemoveAll(kubeletTmp)
-	defer os.RemoveAll(kubeletTmp)
 	var kubelets []*component
 	for _, name := range nodeNames() {
 		// The Node authorizer lets a kubelet touch only its own node and
@@ -427,15 +426,11 @@ func Run(ctx context.Context, o Options) (retErr error) {
 		if err != nil {
 			return err
 		}
-		tmp := filepath.Join(kubeletTmp, name)
-		if err := os.MkdirAll(tmp, 0o755); err != nil {
-			return err
-		}
 		port, err := proc.FreePort()
 		if err != nil {
 			return err
 		}
-		kubelets = append(kubelets, &component{name: name, bin: "kubemark", env: []string{"TMPDIR=" + tmp}, args: []string{
+		kubelets = append(kubelets, &component{name: name, bin: "kubemark", args: []string{
 			"--morph=kubelet",
 			"--name=" + name,
 			"--kubeconfig=" + config,
@@ -470,12 +465,27 @@ func Run(ctx context.Context, o Options) (retErr error) {
 		}},
 	}
 	procs = append(procs, kubelets...)
+	// What the hollow kubelets leave in the temp directory goes once they
+	// are stopped (deferred before their stops, so it runs after them);
+	// and what an earlier Run that was killed could not remove, now.
+	tmp := newHollowTmp(o.StateDir)
+	if err := removeHollowTmp(o.StateDir); err != nil {
+		log(err.Error())
+	}
+	defer func() {
+		if err := tmp.remove(kubelets); err != nil {
+			log(err.Error())
+		}
+	}()
 	for _, p := range procs {
 		log("Starting " + p.name)
 		if err := p.start(o.BinDir, logDir); err != nil {
 			return err
 		}
 		defer p.stop()
+		if p.bin == "kubemark" {
+			go tmp.track(p)
+		}
 	}
 
 	admin, err := kubeconfigFor("admin", envtest.User{Name: "admin", Groups: []string{"system:masters"}})
@@ -512,6 +522,9 @@ func Run(ctx context.Context, o Options) (retErr error) {
 				return err
 			}
 			c.notifyExit(exited)
+			if c.bin == "kubemark" {
+				go tmp.track(c)
+			}
 		case sig := <-apiserverSignals:
 			if err := toggleAPIServer(plane.APIServer, sig, stoppedPath); err != nil {
 				return err
@@ -616,7 +629,6 @@ type component struct {
 	name     string // also its log file's
 	bin      string // the binary in BinDir, when not name
 	args     []string
-	env      []string
 	logPath  string
 	proc     *proc.Process
 	restarts int
@@ -642,7 +654,6 @@ func (c *component) start(binDir, logDir string) error {
 		bin = c.name
 	}
 	cmd := exec.Command(filepath.Join(binDir, bin), c.args...)
-	cmd.Env = append(os.Environ(), c.env...)
 	c.proc, err = proc.Start(cmd, out)
 	return err
 }
