@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"example.com/redis-operator/tests/proc"
 )
 
 // A hollow kubelet writes two things outside any directory it is given,
@@ -84,11 +86,12 @@ func (h *hollowTmp) add(paths ...string) error {
 	return errors.Join(err, f.Close())
 }
 
-// track records the root directory and the socket of the kubelet c has
-// just started. It returns once it has found both, or the kubelet exited,
-// or after two minutes; the kubelet makes both within a second or so.
-func (h *hollowTmp) track(c *component) {
-	pid, done := c.proc.Pid(), c.proc.Done()
+// track records the root directory and the socket of the kubelet just
+// started as p, which logs to logPath. It returns once it has found both,
+// or the kubelet exited, or after two minutes; the kubelet makes both
+// within a second or so.
+func (h *hollowTmp) track(name string, p *proc.Process, logPath string) {
+	pid, done := p.Pid(), p.Done()
 	var root, socket bool
 	deadline := time.After(2 * time.Minute)
 	tick := time.NewTicker(200 * time.Millisecond)
@@ -98,26 +101,26 @@ func (h *hollowTmp) track(c *component) {
 		case <-done:
 			return
 		case <-deadline:
-			log(fmt.Sprintf("%s: its temp directory and socket not found after 2 minutes; they may stay in %s", c.name, hollowTmpDir))
+			log(fmt.Sprintf("%s: its root directory or socket not found after 2 minutes; they may stay in %s", name, hollowTmpDir))
 			return
 		case <-tick.C:
 		}
 		if !root {
-			dirs := rootDirsIn(c.logPath)
+			dirs := rootDirsIn(logPath)
 			root = len(dirs) > 0
-			h.logError(c, h.add(dirs...))
+			h.logError(name, h.add(dirs...))
 		}
 		if !socket {
 			sockets := hollowSocketsOf(pid)
 			socket = len(sockets) > 0
-			h.logError(c, h.add(sockets...))
+			h.logError(name, h.add(sockets...))
 		}
 	}
 }
 
-func (h *hollowTmp) logError(c *component, err error) {
+func (h *hollowTmp) logError(name string, err error) {
 	if err != nil {
-		log(fmt.Sprintf("%s: recording its temp files: %v", c.name, err))
+		log(fmt.Sprintf("%s: recording its files in %s: %v", name, hollowTmpDir, err))
 	}
 }
 

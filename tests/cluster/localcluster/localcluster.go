@@ -484,7 +484,7 @@ func Run(ctx context.Context, o Options) (retErr error) {
 		}
 		defer p.stop()
 		if p.bin == "kubemark" {
-			go tmp.track(p)
+			go tmp.track(p.name, p.proc, p.logPath)
 		}
 	}
 
@@ -523,7 +523,7 @@ func Run(ctx context.Context, o Options) (retErr error) {
 			}
 			c.notifyExit(exited)
 			if c.bin == "kubemark" {
-				go tmp.track(c)
+				go tmp.track(c.name, c.proc, c.logPath)
 			}
 		case sig := <-apiserverSignals:
 			if err := toggleAPIServer(plane.APIServer, sig, stoppedPath); err != nil {
