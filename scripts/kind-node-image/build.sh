@@ -5,8 +5,11 @@
 # a Debian root filesystem from Debian's packages (debootstrap), and kind's
 # base files from the kind Go module. The images a cluster needs at start
 # (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kube-proxy,
-# coredns, pause) and the image of the operator's Redis pods are built here
-# and preloaded into the node's containerd, so nothing is ever pulled.
+# pause) and the image of the operator's Redis pods are built here and
+# preloaded into the node's containerd, so nothing is ever pulled. There is
+# no CoreDNS: nothing in the course resolves a name inside the cluster, and
+# building it took minutes of a cold start; the image is labelled so that
+# kubeadm does not deploy it.
 #
 # kind's own `kind build node-image` pulls several of those images, which is
 # why this script exists. It follows kind's images/base/Dockerfile and
@@ -32,6 +35,8 @@ CACHE_DIR=${CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/redis-operator}
 RECIPE_LABEL=com.example.redis-operator.kind-node.recipe
 # The provider reads this label to know the image brings its own CNI config.
 CNI_LABEL=com.example.redis-operator.kind-node.cni
+# And this one to know it has no CoreDNS (kubeadm must not deploy it).
+NO_COREDNS_LABEL=com.example.redis-operator.kind-node.no-coredns
 
 STEPS=8 step=0 started=$(date +%s)
 log() { printf '[kind-node-image %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
@@ -63,12 +68,15 @@ done
 pkg-config --exists libseccomp || die "libseccomp-dev is missing (runc links it): apt-get install libseccomp-dev"
 
 log "Building $KIND_NODE_IMAGE: Kubernetes $KUBERNETES_VERSION, kind $KIND_VERSION base, Debian $DEBIAN_SUITE (recipe $recipe)"
-log "Cold, this takes about 21 minutes on 2 cores (12 of them building Kubernetes, shared with the local cluster); every step is cached."
+log "Cold, this takes about 26 minutes on 2 cores (17 of them building Kubernetes, shared with the local cluster); every step is cached."
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/kind-node-image.XXXXXX")
 BUILD_CONTAINER=""
 TEMP_IMAGES=()
+DEBOOTSTRAP_PID=""
 cleanup() {
+  # A build that failed before step 3 stops the root filesystems' too.
+  if [[ -n $DEBOOTSTRAP_PID ]]; then pkill -P "$DEBOOTSTRAP_PID" 2>/dev/null; kill "$DEBOOTSTRAP_PID" 2>/dev/null; fi
   [[ -n $BUILD_CONTAINER ]] && docker rm -f -v "$BUILD_CONTAINER" >/dev/null 2>&1
   ((${#TEMP_IMAGES[@]})) && docker rmi "${TEMP_IMAGES[@]}" >/dev/null 2>&1
   rm -rf "$WORK"
@@ -88,6 +96,41 @@ with_heartbeat() {
   return "$status"
 }
 
+# ---- Debian root filesystems, in the background --------------------------------
+# debootstrap waits on the network and the disk, the Go builds of steps 1
+# and 2 on the CPU: the root filesystems are made meanwhile (step 3 waits
+# for them), which saves minutes of a cold build.
+# debootstrap_tar NAME PACKAGES: a minbase Debian root filesystem with
+# PACKAGES, cached as a tarball keyed by suite and package list.
+debootstrap_tar() {
+  local name=$1 packages=$2 key tar root
+  key=$(echo "$DEBIAN_SUITE $packages" | sha256sum | cut -c1-12)
+  tar="$CACHE_DIR/kind-node/rootfs/$name-$DEBIAN_SUITE-$key.tar"
+  if [[ -f $tar ]]; then log "$name root filesystem cached ($tar)"; echo "$tar"; return; fi
+  mkdir -p "$CACHE_DIR/kind-node/rootfs" "$CACHE_DIR/kind-node/debs"
+  root="$WORK/debootstrap-$name"
+  log "debootstrap $DEBIAN_SUITE for the $name ($DEBIAN_MIRROR)"
+  with_heartbeat "bootstrapping the $name root filesystem" \
+    debootstrap --variant=minbase --include="$packages" --cache-dir="$CACHE_DIR/kind-node/debs" \
+      "$DEBIAN_SUITE" "$root" "$DEBIAN_MIRROR" >"$WORK/debootstrap-$name.log" 2>&1 ||
+    { tail -n 20 "$WORK/debootstrap-$name.log" >&2; die "debootstrap failed (is $DEBIAN_MIRROR reachable? set DEBIAN_MIRROR to a Debian mirror you can reach)"; }
+  rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
+  tar -C "$root" --numeric-owner -cf "$tar.tmp" . && mv "$tar.tmp" "$tar"
+  rm -rf "$root"
+  echo "$tar"
+}
+(
+  # kind's base image packages, less the storage e2e ones (nfs-common,
+  # open-iscsi) and fuse-overlayfs (rootless only).
+  debootstrap_tar node \
+    systemd,conntrack,iptables,nftables,iproute2,ethtool,util-linux,mount,kmod,libseccomp2,pigz,e2fsprogs,bash,ca-certificates,curl,jq,procps
+  # The base of the images that need more than one static binary: kube-proxy
+  # (iptables, nftables, conntrack, like registry.k8s.io's distroless-iptables)
+  # and the Redis pods (Debian's redis-server).
+  debootstrap_tar images-base iptables,nftables,conntrack,redis-server
+) >"$WORK/rootfs" &
+DEBOOTSTRAP_PID=$!
+
 # ---- 1. Kubernetes ------------------------------------------------------------
 step "Kubernetes $KUBERNETES_VERSION from Go sources (shared with the local cluster's cache)"
 "$REPO/scripts/build-kubernetes.sh" "$KUBERNETES_VERSION" "$ETCD_VERSION" \
@@ -101,12 +144,12 @@ image_tag() { # image_tag NAME: the tag kubeadm wants for registry.k8s.io/.../NA
   for i in "${KUBEADM_IMAGES[@]}"; do [[ ${i%:*} == */"$1" ]] && { echo "${i##*:}"; return; }; done
   die "kubeadm $KUBERNETES_VERSION does not list an image named $1"
 }
-ETCD_TAG=$(image_tag etcd) COREDNS_TAG=$(image_tag coredns) PAUSE_TAG=$(image_tag pause)
+ETCD_TAG=$(image_tag etcd) PAUSE_TAG=$(image_tag pause)
 [[ ${ETCD_TAG%-*} == "${ETCD_VERSION#v}" ]] ||
   die "kubeadm $KUBERNETES_VERSION wants etcd $ETCD_TAG but ETCD_VERSION is $ETCD_VERSION"
 
-# ---- 2. node runtime and CoreDNS from Go sources ------------------------------
-step "containerd $CONTAINERD_VERSION, runc $RUNC_VERSION, crictl $CRICTL_VERSION, CNI plugins $CNI_PLUGINS_VERSION, CoreDNS $COREDNS_TAG"
+# ---- 2. node runtime from Go sources ----------------------------------------------
+step "containerd $CONTAINERD_VERSION, runc $RUNC_VERSION, crictl $CRICTL_VERSION, CNI plugins $CNI_PLUGINS_VERSION"
 TOOLS="$CACHE_DIR/kind-node/tools"
 # go_build NAME MODULE VERSION CGO TAGS PACKAGE...: builds PACKAGE... (paths
 # inside MODULE) in MODULE's own source tree at VERSION, so its go.mod
@@ -137,42 +180,18 @@ go_build crictl sigs.k8s.io/cri-tools "$CRICTL_VERSION" 0 "" cmd/crictl
 # kindnetd offline, the node uses the bridge plugin and a baked config.
 go_build cni-plugins github.com/containernetworking/plugins "$CNI_PLUGINS_VERSION" 0 "" \
   plugins/ipam/host-local plugins/main/bridge plugins/main/loopback plugins/main/ptp plugins/meta/portmap
-go_build coredns github.com/coredns/coredns "$COREDNS_TAG" 0 "" .
 mkdir -p "$WORK/pause"
 CGO_ENABLED=0 go build -C "$REPO" -trimpath -ldflags "-s -w" -o "$WORK/pause/pause" ./scripts/kind-node-image/pause
 
 # ---- 3. Debian root filesystems -----------------------------------------------
-# debootstrap_tar NAME PACKAGES: a minbase Debian root filesystem with
-# PACKAGES, cached as a tarball keyed by suite and package list.
-debootstrap_tar() {
-  local name=$1 packages=$2 key tar root
-  key=$(echo "$DEBIAN_SUITE $packages" | sha256sum | cut -c1-12)
-  tar="$CACHE_DIR/kind-node/rootfs/$name-$DEBIAN_SUITE-$key.tar"
-  if [[ -f $tar ]]; then log "$name root filesystem cached ($tar)"; echo "$tar"; return; fi
-  mkdir -p "$CACHE_DIR/kind-node/rootfs" "$CACHE_DIR/kind-node/debs"
-  root="$WORK/debootstrap-$name"
-  log "debootstrap $DEBIAN_SUITE for the $name ($DEBIAN_MIRROR)"
-  with_heartbeat "bootstrapping the $name root filesystem" \
-    debootstrap --variant=minbase --include="$packages" --cache-dir="$CACHE_DIR/kind-node/debs" \
-      "$DEBIAN_SUITE" "$root" "$DEBIAN_MIRROR" >"$WORK/debootstrap-$name.log" 2>&1 ||
-    { tail -n 20 "$WORK/debootstrap-$name.log" >&2; die "debootstrap failed (is $DEBIAN_MIRROR reachable? set DEBIAN_MIRROR to a Debian mirror you can reach)"; }
-  rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
-  tar -C "$root" --numeric-owner -cf "$tar.tmp" . && mv "$tar.tmp" "$tar"
-  rm -rf "$root"
-  echo "$tar"
-}
-step "Debian $DEBIAN_SUITE root filesystems (debootstrap, cached)"
-# kind's base image packages, less the storage e2e ones (nfs-common,
-# open-iscsi) and fuse-overlayfs (rootless only).
-NODE_ROOTFS=$(debootstrap_tar node \
-  systemd,conntrack,iptables,nftables,iproute2,ethtool,util-linux,mount,kmod,libseccomp2,pigz,e2fsprogs,bash,ca-certificates,curl,jq,procps)
-# The base of the images that need more than one static binary: kube-proxy
-# (iptables, nftables, conntrack, like registry.k8s.io's distroless-iptables)
-# and the Redis pods (Debian's redis-server).
-IMAGES_ROOTFS=$(debootstrap_tar images-base iptables,nftables,conntrack,redis-server)
+# Started in the background before step 1 (see there); here, its result.
+step "Debian $DEBIAN_SUITE root filesystems (debootstrap, cached; started before step 1)"
+wait "$DEBOOTSTRAP_PID" || { DEBOOTSTRAP_PID=""; die "making the Debian root filesystems failed; see above"; }
+DEBOOTSTRAP_PID=""
+{ read -r NODE_ROOTFS; read -r IMAGES_ROOTFS; } <"$WORK/rootfs"
 
 # ---- 4. the preloaded container images ----------------------------------------
-step "Container images for the node: control plane, kube-proxy, CoreDNS, pause, Redis"
+step "Container images for the node: control plane, kube-proxy, pause, Redis"
 BUILD_PREFIX=kind-node-build.invalid
 IMAGE_NAMES=()
 qualify() { # qualify IMAGE: the fully qualified name, as containerd stores it
@@ -208,7 +227,6 @@ static_image "registry.k8s.io/kube-apiserver:$KUBERNETES_VERSION" "$K8S_BIN/kube
 static_image "registry.k8s.io/kube-controller-manager:$KUBERNETES_VERSION" "$K8S_BIN/kube-controller-manager" '["kube-controller-manager"]'
 static_image "registry.k8s.io/kube-scheduler:$KUBERNETES_VERSION" "$K8S_BIN/kube-scheduler" '["kube-scheduler"]'
 static_image "registry.k8s.io/etcd:$ETCD_TAG" "$K8S_BIN/etcd" '["etcd"]'
-static_image "registry.k8s.io/coredns/coredns:$COREDNS_TAG" "$TOOLS/coredns-$COREDNS_TAG/coredns" '["/usr/local/bin/coredns"]'
 static_image "registry.k8s.io/pause:$PAUSE_TAG" "$WORK/pause/pause" '["/usr/local/bin/pause"]'
 
 # Images on the Debian base share its layer, in Docker and in the node.
@@ -330,6 +348,6 @@ docker commit \
   --change 'ENV container=docker PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
   --change 'ENTRYPOINT ["/usr/local/bin/entrypoint", "/sbin/init"]' \
   --change 'CMD []' \
-  --change "LABEL $RECIPE_LABEL=$recipe $CNI_LABEL=bridge" \
+  --change "LABEL $RECIPE_LABEL=$recipe $CNI_LABEL=bridge $NO_COREDNS_LABEL=true" \
   "$BUILD_CONTAINER" "$KIND_NODE_IMAGE" >/dev/null
 log "Built $KIND_NODE_IMAGE ($(docker image inspect --format '{{.Size}}' "$KIND_NODE_IMAGE" | awk '{printf "%d MB", $1/1e6}')) in $(( $(date +%s) - started )) s"

@@ -53,6 +53,18 @@ const DefaultName = "redis-operator"
 // install its default CNI.
 const OwnCNILabel = "com.example.redis-operator.kind-node.cni"
 
+// NoCoreDNSLabel marks a node image without CoreDNS (the offline image:
+// nothing in the course resolves a name inside the cluster, and CoreDNS
+// took minutes of a cold build), so kubeadm must not deploy it.
+const NoCoreDNSLabel = "com.example.redis-operator.kind-node.no-coredns"
+
+// NodeImage is what the node image brings that the cluster's
+// configuration must know.
+type NodeImage struct {
+	OwnCNI    bool // OwnCNILabel
+	NoCoreDNS bool // NoCoreDNSLabel
+}
+
 // readyTimeout bounds the wait for the control-plane node to be Ready.
 const readyTimeout = 3 * time.Minute
 
@@ -175,9 +187,12 @@ func Up(ctx context.Context, o Options, out io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(out, "Creating kind cluster %q with node image %s (%s)\n", o.Name, image, reason)
-	ownCNI := imageLabel(ctx, image, OwnCNILabel) != ""
+	brings := NodeImage{
+		OwnCNI:    imageLabel(ctx, image, OwnCNILabel) != "",
+		NoCoreDNS: imageLabel(ctx, image, NoCoreDNSLabel) != "",
+	}
 	if err := p.Create(o.Name,
-		cluster.CreateWithV1Alpha4Config(Config(o, ownCNI)),
+		cluster.CreateWithV1Alpha4Config(Config(o, brings)),
 		cluster.CreateWithNodeImage(image),
 		cluster.CreateWithKubeconfigPath(o.KubeconfigPath()),
 		cluster.CreateWithWaitForReady(readyTimeout),
@@ -205,15 +220,29 @@ func Up(ctx context.Context, o Options, out io.Writer) error {
 	return apiserver.WaitReady(ctx, o.KubeconfigPath(), time.Minute)
 }
 
-// Config is the kind cluster configuration: one node, and two settings a
-// learner's host may need and others ignore.
-func Config(o Options, ownCNI bool) *v1alpha4.Cluster {
+// Config is the kind cluster configuration: one node, two settings a
+// learner's host may need and others ignore, and what the node image asks
+// for.
+func Config(o Options, img NodeImage) *v1alpha4.Cluster {
+	c := baseConfig(o)
+	c.Nodes[0].Labels = map[string]string{ConfigLabel: configHash(c)}
+	// The offline image configures a bridge CNI for its one node.
+	c.Networking.DisableDefaultCNI = img.OwnCNI
+	if img.NoCoreDNS {
+		// kind's own InitConfiguration skips preflight; a patch replaces
+		// the list.
+		c.KubeadmConfigPatches = append(c.KubeadmConfigPatches,
+			"kind: InitConfiguration\nskipPhases:\n- preflight\n- addon/coredns")
+	}
+	return c
+}
+
+// baseConfig is Config without what depends on the node image.
+func baseConfig(o Options) *v1alpha4.Cluster {
 	c := &v1alpha4.Cluster{
 		TypeMeta: v1alpha4.TypeMeta{Kind: "Cluster", APIVersion: "kind.x-k8s.io/v1alpha4"},
 		Nodes:    []v1alpha4.Node{{Role: v1alpha4.ControlPlaneRole}},
 		Networking: v1alpha4.Networking{
-			// The offline image configures a bridge CNI for its one node.
-			DisableDefaultCNI: ownCNI,
 			// 0: kind picks a free port.
 			APIServerPort: int32(o.APIServerPort), // validated 0..65535 by OptionsFromEnv
 		},
@@ -241,7 +270,6 @@ func Config(o Options, ownCNI bool) *v1alpha4.Cluster {
 				"controllerManager:\n  extraArgs:\n    leader-elect: \"false\"\nscheduler:\n  extraArgs:\n    leader-elect: \"false\"",
 		},
 	}
-	c.Nodes[0].Labels = map[string]string{ConfigLabel: configHash(c)}
 	return c
 }
 
@@ -250,12 +278,11 @@ func Config(o Options, ownCNI bool) *v1alpha4.Cluster {
 // instead of silently reused.
 const ConfigLabel = "redis-operator.example.com/kind-config"
 
-// configHash hashes what Config sets, without what varies from one
-// creation to the next (the port, the CNI the image brings).
+// configHash hashes a base configuration without what varies from one
+// creation to the next (the port).
 func configHash(c *v1alpha4.Cluster) string {
 	recipe := c.DeepCopy()
 	recipe.Networking.APIServerPort = 0
-	recipe.Networking.DisableDefaultCNI = false
 	recipe.Nodes[0].Labels = nil
 	data, err := json.Marshal(recipe)
 	if err != nil {
@@ -280,7 +307,7 @@ func madeWithThisConfig(ctx context.Context, o Options) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	want := configHash(Config(o, false))
+	want := configHash(baseConfig(o))
 	for _, n := range nodes.Items {
 		if n.Labels[ConfigLabel] != want {
 			return false, nil

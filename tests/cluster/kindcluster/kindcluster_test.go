@@ -37,10 +37,11 @@ func TestOptionsFromEnv(t *testing.T) {
 }
 
 func TestConfig(t *testing.T) {
-	for _, ownCNI := range []bool{false, true} {
-		c := Config(Options{APIServerPort: 7443}, ownCNI)
-		if c.Networking.DisableDefaultCNI != ownCNI {
-			t.Errorf("ownCNI=%v: DisableDefaultCNI = %v", ownCNI, c.Networking.DisableDefaultCNI)
+	hashes := map[string]bool{}
+	for _, img := range []NodeImage{{}, {OwnCNI: true}, {OwnCNI: true, NoCoreDNS: true}} {
+		c := Config(Options{APIServerPort: 7443}, img)
+		if c.Networking.DisableDefaultCNI != img.OwnCNI {
+			t.Errorf("%+v: DisableDefaultCNI = %v", img, c.Networking.DisableDefaultCNI)
 		}
 		if c.Networking.APIServerPort != 7443 {
 			t.Errorf("APIServerPort = %d, want 7443", c.Networking.APIServerPort)
@@ -54,6 +55,21 @@ func TestConfig(t *testing.T) {
 				t.Errorf("config patches lack %q", want)
 			}
 		}
+		// kind's InitConfiguration skips preflight: a patch of skipPhases
+		// replaces its list, so it must keep preflight.
+		skips := strings.Contains(patches, "- addon/coredns")
+		if skips != img.NoCoreDNS || (skips && !strings.Contains(patches, "- preflight")) {
+			t.Errorf("%+v: patches skip CoreDNS: %v; want %v, with preflight still skipped:\n%s", img, skips, img.NoCoreDNS, patches)
+		}
+		hashes[c.Nodes[0].Labels[ConfigLabel]] = true
+	}
+	// A cluster is recreated when its configuration's hash changes: what
+	// the image asks for must not change it, or every start would.
+	if len(hashes) != 1 {
+		t.Errorf("the node images give %d configuration hashes, want 1: %v", len(hashes), hashes)
+	}
+	if want := configHash(baseConfig(Options{})); !hashes[want] {
+		t.Errorf("the hash a running cluster is compared with, %s, is not the one it was made with: %v", want, hashes)
 	}
 }
 
