@@ -7,24 +7,22 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 )
 
-func TestIsHollowTmpTakesOnlyWhatAHollowKubeletMakes(t *testing.T) {
+func TestIsRootDirTakesOnlyAHollowKubeletsRootDirectory(t *testing.T) {
 	for path, want := range map[string]bool{
-		"/tmp/hollow-kubelet.3484842645":         true,
-		"/tmp/kubelet_remote_8674665223082.sock": true,
-		"/tmp/hollow-kubelet.":                   false,
-		"/tmp/hollow-kubelet.12/../../etc":       false,
-		"/tmp/x/hollow-kubelet.12":               false,
-		"/var/tmp/kubelet_remote_1.sock":         false,
-		"/tmp/kubelet_remote_1.sock.bak":         false,
-		"/etc/passwd":                            false,
-		"":                                       false,
+		"/tmp/hollow-kubelet.3484842645":   true,
+		"/tmp/hollow-kubelet.":             false,
+		"/tmp/hollow-kubelet.12/../../etc": false,
+		"/tmp/x/hollow-kubelet.12":         false,
+		"/var/tmp/hollow-kubelet.12":       false,
+		"/tmp/kubelet_remote_1.sock":       false,
+		"/etc/passwd":                      false,
+		"":                                 false,
 	} {
-		if got := isHollowTmp(path); got != want {
-			t.Errorf("isHollowTmp(%q) = %v, want %v", path, got, want)
+		if got := isRootDir(path, "/tmp"); got != want {
+			t.Errorf("isRootDir(%q) = %v, want %v", path, got, want)
 		}
 	}
 }
@@ -47,84 +45,83 @@ I1126 04:09:18.585830   15190 hollow_kubelet.go:153] Using /tmp/hollow-kubelet.7
 	}
 }
 
-func TestHollowSocketsOfFindsTheSocketAProcessListensOn(t *testing.T) {
-	path := fmt.Sprintf("%s/kubelet_remote_%d.sock", hollowTmpDir, rand.Int64())
-	l, err := net.Listen("unix", path)
+func TestRemoveNodeFilesRemovesTheRootDirectoriesTheLogsName(t *testing.T) {
+	stateDir, tmp := t.TempDir(), t.TempDir()
+	dir, err := os.MkdirTemp(tmp, "hollow-kubelet.")
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { l.Close(); os.Remove(path) })
-	other, err := net.Listen("unix", filepath.Join(t.TempDir(), "other.sock"))
+	if err := os.WriteFile(filepath.Join(dir, "kept-by-the-kubelet"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other, err := os.MkdirTemp(tmp, "hollow-kubelet.")
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { other.Close() })
-
-	if got := hollowSocketsOf(os.Getpid()); !slices.Equal(got, []string{path}) {
-		t.Errorf("hollowSocketsOf(this process) = %v, want [%s]", got, path)
+	// A directory a log must never make us delete.
+	decoy := t.TempDir()
+	logs := filepath.Join(stateDir, "logs")
+	if err := os.MkdirAll(logs, 0o755); err != nil {
+		t.Fatal(err)
 	}
-	if got := hollowSocketsOf(os.Getppid()); slices.Contains(got, path) {
-		t.Errorf("hollowSocketsOf(another process) = %v: it names this process's socket", got)
+	log := fmt.Sprintf("I1126 hollow_kubelet.go:153] Using %s as root dir for hollow-kubelet\nI1126 hollow_kubelet.go:153] Using %s as root dir for hollow-kubelet\n", dir, decoy)
+	if err := os.WriteFile(filepath.Join(logs, "hollow-node-3.log"), []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := removeNodeFilesIn(stateDir, tmp); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("%s, named by the log, is still there (%v)", dir, err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("%s, which no log names (another cluster's), went: %v", other, err)
+	}
+	if _, err := os.Stat(decoy); err != nil {
+		t.Errorf("%s, outside the temp directory, went: %v", decoy, err)
+	}
+	if err := removeNodeFilesIn(t.TempDir(), tmp); err != nil {
+		t.Errorf("with no logs: %v", err)
 	}
 }
 
-func TestSocketsInReadsTheInodeAndPathColumns(t *testing.T) {
-	table := `Num       RefCount Protocol Flags    Type St Inode Path
-0000000000000000: 00000002 00000000 00010000 0001 01 51234 /tmp/kubelet_remote_42.sock
-0000000000000000: 00000002 00000000 00010000 0001 01 51235 /tmp/kubelet_remote_43.sock
-0000000000000000: 00000003 00000000 00000000 0001 03 51236 /run/containerd.sock
-0000000000000000: 00000003 00000000 00000000 0001 03 51237
-`
-	got := socketsIn([]byte(table), map[string]bool{"51234": true, "51236": true, "51237": true})
-	if want := []string{"/tmp/kubelet_remote_42.sock"}; !slices.Equal(got, want) {
-		t.Errorf("socketsIn = %v, want %v", got, want)
-	}
-}
-
-func TestRemoveHollowTmpRemovesWhatWasRecordedAndNothingElse(t *testing.T) {
-	stateDir := t.TempDir()
-	dir, err := os.MkdirTemp(hollowTmpDir, "hollow-kubelet.")
+func TestRemoveStaleSocketsKeepsTheOnesSomeoneListensOn(t *testing.T) {
+	// Short: a socket's path has at most 107 bytes; t.TempDir's are long.
+	dir, err := os.MkdirTemp("", "sockets")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.WriteFile(filepath.Join(dir, "kept-by-the-kubelet"), nil, 0o644); err != nil {
-		t.Fatal(err)
+	socket := func(name string) (string, net.Listener) {
+		path := filepath.Join(dir, name)
+		l, err := net.Listen("unix", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Closing a unix listener removes its file; a dead process's
+		// socket file stays. Keep the file, as kubemark does.
+		l.(*net.UnixListener).SetUnlinkOnClose(false)
+		return path, l
 	}
-	// A file a record must never make us delete.
-	decoy := filepath.Join(t.TempDir(), "decoy")
-	if err := os.WriteFile(decoy, nil, 0o644); err != nil {
+	live, l := socket(fmt.Sprintf("kubelet_remote_%d.sock", rand.Int64()))
+	defer l.Close()
+	stale, l2 := socket(fmt.Sprintf("kubelet_remote_%d.sock", rand.Int64()))
+	l2.Close()
+	otherName, l3 := socket("containerd.sock")
+	l3.Close()
+	notASocket := filepath.Join(dir, "kubelet_remote_7.sock")
+	if err := os.WriteFile(notASocket, nil, 0o644); err != nil {
 		t.Fatal(err)
-	}
-	h := newHollowTmp(stateDir)
-	if err := h.add(dir, dir, decoy); err != nil {
-		t.Fatal(err)
-	}
-	// The record is a file in the state directory: a hand-edited one is
-	// read with the same care.
-	f, err := os.OpenFile(h.path, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fmt.Fprintln(f, decoy)
-	f.Close()
-	if data, _ := os.ReadFile(h.path); strings.Count(string(data), dir) != 1 {
-		t.Errorf("the record lists %s other than once:\n%s", dir, data)
 	}
 
-	if err := removeHollowTmp(stateDir); err != nil {
+	if err := removeStaleSockets(dir); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(dir); !os.IsNotExist(err) {
-		t.Errorf("%s is still there (%v)", dir, err)
-	}
-	if _, err := os.Stat(decoy); err != nil {
-		t.Errorf("the decoy outside the temp directory went: %v", err)
-	}
-	if _, err := os.Stat(h.path); !os.IsNotExist(err) {
-		t.Errorf("the record %s is still there (%v)", h.path, err)
-	}
-	if err := removeHollowTmp(stateDir); err != nil {
-		t.Errorf("with nothing recorded: %v", err)
+	for path, want := range map[string]bool{live: true, stale: false, otherName: true, notASocket: true} {
+		_, err := os.Stat(path)
+		if got := err == nil; got != want {
+			t.Errorf("%s: there = %v, want %v (%v)", filepath.Base(path), got, want, err)
+		}
 	}
 }

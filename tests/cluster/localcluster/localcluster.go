@@ -219,7 +219,7 @@ func Down(o Options, progress io.Writer) error {
 		_ = os.Remove(pidPath)
 		_ = os.Remove(filepath.Join(o.StateDir, readyFile))
 		// A cluster that was killed left its nodes' files behind.
-		return removeHollowTmp(o.StateDir)
+		return removeNodeFiles(o.StateDir)
 	}
 	fmt.Fprintf(progress, "Stopping local cluster (pid %d)\n", pid)
 	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
@@ -230,14 +230,14 @@ func Down(o Options, progress io.Writer) error {
 		if time.Now().After(deadline) {
 			_ = syscall.Kill(-pid, syscall.SIGKILL)
 			return errors.Join(fmt.Errorf("local cluster (pid %d) did not stop within 60s; killed its process group", pid),
-				removeHollowTmp(o.StateDir))
+				removeNodeFiles(o.StateDir))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 	fmt.Fprintln(progress, "Local cluster stopped")
 	// Run removed what its nodes left in the temp directory, unless it
 	// was killed.
-	return removeHollowTmp(o.StateDir)
+	return removeNodeFiles(o.StateDir)
 }
 
 // StopAPIServer stops the API server of the running cluster and returns
@@ -467,13 +467,13 @@ func Run(ctx context.Context, o Options) (retErr error) {
 	procs = append(procs, kubelets...)
 	// What the hollow kubelets leave in the temp directory goes once they
 	// are stopped (deferred before their stops, so it runs after them);
-	// and what an earlier Run that was killed could not remove, now.
-	tmp := newHollowTmp(o.StateDir)
-	if err := removeHollowTmp(o.StateDir); err != nil {
+	// and what an earlier Run that was killed left, now, before its
+	// kubelets' logs are started afresh.
+	if err := removeNodeFiles(o.StateDir); err != nil {
 		log(err.Error())
 	}
 	defer func() {
-		if err := tmp.remove(kubelets); err != nil {
+		if err := removeNodeFiles(o.StateDir); err != nil {
 			log(err.Error())
 		}
 	}()
@@ -483,9 +483,6 @@ func Run(ctx context.Context, o Options) (retErr error) {
 			return err
 		}
 		defer p.stop()
-		if p.bin == "kubemark" {
-			go tmp.track(p.name, p.proc, p.logPath)
-		}
 	}
 
 	admin, err := kubeconfigFor("admin", envtest.User{Name: "admin", Groups: []string{"system:masters"}})
@@ -522,9 +519,6 @@ func Run(ctx context.Context, o Options) (retErr error) {
 				return err
 			}
 			c.notifyExit(exited)
-			if c.bin == "kubemark" {
-				go tmp.track(c.name, c.proc, c.logPath)
-			}
 		case sig := <-apiserverSignals:
 			if err := toggleAPIServer(plane.APIServer, sig, stoppedPath); err != nil {
 				return err
