@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -454,11 +455,15 @@ func (b *bench) api(ctx context.Context, w *podWatch, targets []*target) error {
 		}
 	}
 	// Steady state: no operator has reconciled or sent a request for a
-	// while.
-	for _, t := range targets {
-		if _, err := settle(ctx, t.op, 10*time.Second); err != nil {
-			return err
-		}
+	// while. Each is watched at once: the operators are independent.
+	settled := make([]error, len(targets))
+	var settling sync.WaitGroup
+	for i, t := range targets {
+		settling.Go(func() { _, settled[i] = settle(ctx, t.op, 10*time.Second) })
+	}
+	settling.Wait()
+	if err := errors.Join(settled...); err != nil {
+		return err
 	}
 
 	progress("steady state: watching the operators' requests for %s", b.cfg.steady)
