@@ -196,7 +196,7 @@ test-chapter: check-chapter-1 $(GINKGO) build cluster-up ## Run chapter N's end-
 	@$(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(ginkgo_e2e) tests/chapter$(NN)
 
 .PHONY: test-chapters
-test-chapters: check-test-chapters $(GINKGO) build cluster-up ## Run every chapter's end-to-end suite (or TEST_CHAPTERS="9 10 11"'s).
+test-chapters: check-test-chapters $(GINKGO) build cluster-up ## Run every chapter's end-to-end suite (TEST_CHAPTERS="9 10": those chapters').
 	@$(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(ginkgo_e2e) $(addprefix tests/chapter,$(test_chapters_nn))
 
 .PHONY: test-faults
