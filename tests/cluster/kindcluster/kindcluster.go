@@ -283,7 +283,6 @@ const ConfigLabel = "redis-operator.example.com/kind-config"
 func configHash(c *v1alpha4.Cluster) string {
 	recipe := c.DeepCopy()
 	recipe.Networking.APIServerPort = 0
-	recipe.Nodes[0].Labels = nil
 	data, err := json.Marshal(recipe)
 	if err != nil {
 		panic(err) // a struct of strings, ints and bools always marshals
