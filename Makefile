@@ -168,9 +168,9 @@ chapter-branches: ## Create or update the local branches chapter/NN-slug, one co
 	@$(BIN)/chapter-branches --from '$(FROM)'
 
 .PHONY: verify-chapter-branches
-verify-chapter-branches: $(CONTROLLER_GEN) ## Check the chapter branches of FROM in a scratch directory: each builds and passes its make test; git diff is make diff-chapter (no cluster).
+verify-chapter-branches: $(CONTROLLER_GEN) ## Check the chapter branches of FROM, in turn in one directory under CACHE_DIR (kept, so go's caches serve unchanged branches next time): each builds and passes its make test; git diff is make diff-chapter (no cluster).
 	@go build -o $(BIN)/chapter-branches ./scripts/chapter-branches
-	@$(BIN)/chapter-branches --verify --from '$(FROM)' --bin $(BIN)
+	@$(BIN)/chapter-branches --verify --from '$(FROM)' --bin $(BIN) --work $(CACHE_DIR)/chapter-branches/branch
 
 # The cluster targets (kubernetes, kind-node-image, cluster-up, ...) and
 # the pinned tools are in scripts/common.mk, which a chapter branch's

@@ -48,8 +48,9 @@ func run() error {
 	from := fs.String("from", "HEAD", "the commit of the course to make the branches from")
 	verifyOnly := fs.Bool("verify", false, "move no branch; check the chapters' commits in a scratch directory (build, make test, diffs)")
 	binDir := fs.String("bin", "", "with --verify: the directory where the branches' Makefiles find or build their tools (default: in the scratch directory)")
+	workDir := fs.String("work", "", "with --verify: the directory each branch is checked out in, in turn, kept for the next run so that go's build and test caches serve the branches that did not change (default: in the scratch directory)")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: %s [--from REV] [--verify [--bin DIR]]\n\n", os.Args[0])
+		fmt.Fprintf(fs.Output(), "Usage: %s [--from REV] [--verify [--bin DIR] [--work DIR]]\n\n", os.Args[0])
 		fmt.Fprintln(fs.Output(), "Creates or updates the branches chapter/NN-slug, one commit per chapter of chapters/ at REV.")
 		fs.PrintDefaults()
 	}
@@ -70,7 +71,7 @@ func run() error {
 	}
 	r := &repo{dir: top}
 	if *verifyOnly {
-		return verifyBranches(ctx, r, *from, *binDir, os.Stdout)
+		return verifyBranches(ctx, r, *from, *binDir, *workDir, os.Stdout)
 	}
 	lines, err := makeBranches(ctx, r, *from)
 	for _, l := range lines {

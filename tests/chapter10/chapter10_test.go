@@ -187,8 +187,8 @@ func expectCertRotation(ctx context.Context, ns string) {
 	Expect(err).NotTo(HaveOccurred())
 	Expect(after).NotTo(Equal(before), "make rotate-webhook-cert kept the serving certificate")
 	start := time.Now()
-	// On kind, the kubelet updates a mounted Secret at its next sync of
-	// the pod, within about a minute.
+	// The kubelet updates a mounted Secret at its next sync of the pod:
+	// on the course's kind cluster within 10 s, by default within a minute.
 	Eventually(serving(after)).WithContext(ctx).WithTimeout(3 * time.Minute).WithPolling(2 * time.Second).Should(Succeed())
 	GinkgoWriter.Printf("every replica served the new certificate %s after the rotation; the webhook answered %d times, and %d times not\n",
 		time.Since(start).Round(time.Second), refused, admitted)

@@ -282,13 +282,18 @@ func (e *Env) NewNamespace(ctx context.Context) string {
 		if e.Operator != nil && e.Operator.Chapter != 0 && !e.Operator.remote && !e.specsRunOperator && !e.Operator.Running() {
 			Expect(e.Operator.Start(ctx)).To(Succeed())
 		}
-		// The namespace controller waits 5 s before it deletes anything; the
-		// Redis objects go now, so that a Serial spec or Teardown, which
-		// wait for them (WaitForOtherNamespacesEmpty), wait less. The next
-		// spec waits for neither: it has a namespace of its own.
+		// The namespace controller waits 5 s before it deletes anything,
+		// and comes back seconds later each time it finds something left
+		// (half the pods' grace period, or of a guess for finalizers); the
+		// Redis objects and then the pods go now, so that a Serial spec or
+		// Teardown, which wait for them (WaitForOtherNamespacesEmpty), wait
+		// less. (The Redis first: an operator that rebuilds deleted pods
+		// rebuilds none for a Redis that is gone or being deleted.) The
+		// next spec waits for neither: it has a namespace of its own.
 		if err := e.Client.DeleteAllOf(ctx, &myappv1.Redis{}, client.InNamespace(ns)); err != nil && !meta.IsNoMatchError(err) {
 			Expect(err).NotTo(HaveOccurred(), "deleting the Redis objects of namespace %s", ns)
 		}
+		Expect(e.Client.DeleteAllOf(ctx, &corev1.Pod{}, client.InNamespace(ns))).To(Succeed(), "deleting the pods of namespace %s", ns)
 		e.MustKubectl(ctx, "delete", "namespace", ns, "--wait=false")
 	})
 	return ns
