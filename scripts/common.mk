@@ -4,6 +4,12 @@
 # including Makefile sets the versions, BIN, CACHE_DIR, KUBERNETES_BIN, the
 # cluster directories, CLUSTER, CLUSTER_ENV, REDIS_IMAGE and GINKGO_FLAGS.
 
+# Every go command the targets run builds with cgo off. The operator ships
+# as a static binary (its image has no C library); building the tests, the
+# tools and the host's binary the same way lets go compile the
+# dependencies once for all of them, not once with cgo and again without.
+export CGO_ENABLED := 0
+
 ##@ Cluster
 
 .PHONY: kubernetes

@@ -58,7 +58,7 @@ wait_for_webhook = for i in $$(seq 120); do before=$$($(webhook_answers)); \
 .PHONY: docker-build
 docker-build: ## Build the operator's image offline into _output/image/redis-operator.tar (docker load -i reads it).
 	@mkdir -p $(IMAGE_DIR)
-	CGO_ENABLED=0 GOOS=linux GOARCH=$$(go env GOARCH) go build -trimpath -buildvcs=false -ldflags '-s -w' -o $(BIN)/manager-linux $(OPERATOR_MAIN)
+	GOOS=linux GOARCH=$$(go env GOARCH) go build -buildvcs=false -ldflags '-s -w' -o $(BIN)/manager-linux $(OPERATOR_MAIN)
 	@go run ./scripts/image --binary $(BIN)/manager-linux --arch $$(go env GOARCH) --repository $(IMAGE_REPOSITORY) \
 	  --out $(IMAGE_ARCHIVE) --name-file $(IMAGE_DIR)/name
 
