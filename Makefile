@@ -56,12 +56,20 @@ export KUBECTL ?= $(KUBERNETES_BIN)/kubectl
 # `make test-chapter 5`, `make prove-chapter 5`, `make diff-chapter 5`,
 # `make run 5` and `make try-it 5`: the word after the target is the chapter number (CHAPTER=5
 # works too).
-ifneq ($(filter test-chapter prove-chapter diff-chapter run try-it,$(firstword $(MAKECMDGOALS))),)
+ifneq ($(filter test-chapter prove-chapter diff-chapter run try-it build-variant mutants mutant,$(firstword $(MAKECMDGOALS))),)
   CHAPTER_ARG := $(word 2,$(MAKECMDGOALS))
   ifneq ($(CHAPTER_ARG),)
     $(eval $(CHAPTER_ARG):;@:)
   endif
 endif
+# `make mutant 5 NAME`: the third word names the mutant.
+ifeq ($(firstword $(MAKECMDGOALS)),mutant)
+  MUTANT_ARG := $(word 3,$(MAKECMDGOALS))
+  ifneq ($(MUTANT_ARG),)
+    $(eval $(MUTANT_ARG):;@:)
+  endif
+endif
+MUTANT ?= $(MUTANT_ARG)
 CHAPTER ?= $(or $(CHAPTER_ARG),$(LATEST_CHAPTER))
 NN = $(shell printf %02d '$(CHAPTER)' 2>/dev/null)
 
@@ -107,6 +115,11 @@ demo: build cluster-up install ## Show the latest chapter rebuilding a pod delet
 .PHONY: build
 build: ## Build bin/operator.
 	go build -o $(BIN)/operator $(OPERATOR_MAIN)
+
+.PHONY: build-variant
+build-variant: check-chapter-1 check-variant $(CONTROLLER_GEN) ## Build bin/operator-variant: the operator with chapter N's package replaced by VARIANT's Go files, and the role from their markers: make build-variant 5 VARIANT=dir
+	@go run ./scripts/variant --chapter $(CHAPTER) --dir '$(VARIANT)' --out $(VARIANT_OUT) --controller-gen $(CONTROLLER_GEN)
+	go build -overlay $(VARIANT_OUT)/overlay.json -o $(BIN)/operator-variant $(OPERATOR_MAIN)
 
 .PHONY: manifests
 manifests: $(CONTROLLER_GEN) ## Regenerate the CRD, each chapter's RBAC role and webhook configuration, and deepcopy code from the Go markers.
@@ -186,14 +199,14 @@ install: ## Install chapter N's CRD (OPERATOR_CHAPTER or CHAPTER; default the la
 	@$(with_kubeconfig) $(KUBECTL_CMD) wait --for condition=Established --timeout=60s crd/redis.myapp.example.com
 
 .PHONY: run
-run: check-chapter-1 build install ## Run chapter N's operator against the cluster: make run 5 (or CHAPTER=5)
-	@$(with_kubeconfig) OPERATOR_CHAPTER=$(CHAPTER) ENABLE_WEBHOOKS=false $(BIN)/operator --metrics-bind-address :8080
+run: check-chapter-1 $(build_under_test) install ## Run chapter N's operator against the cluster: make run 5 (or CHAPTER=5; VARIANT=dir: your version of it)
+	@$(with_kubeconfig) OPERATOR_CHAPTER=$(CHAPTER) ENABLE_WEBHOOKS=false $(operator_under_test) --metrics-bind-address :8080
 
 ##@ Tests
 
 .PHONY: test-chapter
-test-chapter: check-chapter-1 $(GINKGO) build cluster-up ## Run chapter N's end-to-end suite: make test-chapter 5
-	@$(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(ginkgo_e2e) tests/chapter$(NN)
+test-chapter: check-chapter-1 $(GINKGO) $(build_under_test) cluster-up ## Run chapter N's end-to-end suite: make test-chapter 5 (VARIANT=dir: against your version of chapter 5)
+	@$(with_kubeconfig) $(variant_env) OPERATOR_BIN=$(operator_under_test) $(ginkgo_e2e) tests/chapter$(NN)
 
 .PHONY: test-chapters
 test-chapters: check-test-chapters $(GINKGO) build cluster-up ## Run every chapter's end-to-end suite (TEST_CHAPTERS="9 10": those chapters').
@@ -218,14 +231,26 @@ bench-smoke: ## Run every phase of make bench once, small (minutes): it must end
 	@grep -q "^chapter [0-9]*'s targets:" _output/bench-smoke.log || { echo "error: make bench printed no verdicts" >&2; exit 1; }
 
 .PHONY: prove-chapter
-prove-chapter: check-chapter-1 $(GINKGO) build cluster-up ## Prove chapter N's lesson: its lesson specs fail against chapter N-1 after their lesson step, its suite passes: make prove-chapter 5
+prove-chapter: check-chapter-1 $(GINKGO) build $(if $(VARIANT),build-variant) $(CONTROLLER_GEN) cluster-up ## Prove chapter N's lesson: its lesson specs fail against chapter N-1 (chapter 11: against its mutants; VARIANT=dir: against that variant of chapter N) after their lesson step, its suite passes, its mutants are killed: make prove-chapter 5
 	@go build -o $(BIN)/prove ./scripts/prove
-	@$(prove) --chapter $(CHAPTER)
+	@$(prove) --chapter $(CHAPTER) $(if $(VARIANT),--variant '$(VARIANT)',$(if $(filter $(CHAPTER),$(PROVED_BY_MUTANTS)),--against-mutants) --with-mutants)
+
+.PHONY: mutants
+mutants: check-chapter-1 $(GINKGO) build $(CONTROLLER_GEN) cluster-up ## Run chapter N's mutants (chapters/NN-slug/mutants): each must fail its spec, in its step: make mutants 5
+	@go build -o $(BIN)/prove ./scripts/prove
+	@$(prove) --chapter $(CHAPTER) --mutants
+
+.PHONY: mutant
+mutant: check-chapter-1 $(GINKGO) build $(CONTROLLER_GEN) cluster-up ## Show one mutant of chapter N and run its spec against it: make mutant 5 NAME
+	@if [[ -z '$(MUTANT)' ]]; then echo "error: name the mutant: make mutant $(CHAPTER) NAME (ls chapters/$(NN)-*/mutants)" >&2; exit 2; fi
+	@go build -o $(BIN)/prove ./scripts/prove
+	@$(prove) --chapter $(CHAPTER) --mutants --mutant '$(MUTANT)' --show
 
 .PHONY: prove-chapters
-prove-chapters: $(GINKGO) build cluster-up ## Prove every chapter's lesson (and run every suite): make prove-chapter for each.
+prove-chapters: $(GINKGO) build $(CONTROLLER_GEN) cluster-up ## Prove every chapter's lesson (and run every suite, and every mutant): make prove-chapter for each.
 	@go build -o $(BIN)/prove ./scripts/prove
-	@for n in $$(seq 1 $(LATEST_CHAPTER)); do $(prove) --chapter $$n || exit 1; done
+	@for n in $$(seq 1 $(LATEST_CHAPTER)); do \
+	  $(prove) --chapter $$n $$([[ " $(PROVED_BY_MUTANTS) " == *" $$n "* ]] && echo --against-mutants) --with-mutants || exit 1; done
 
 .PHONY: test-local-cluster
 test-local-cluster: cluster-tool kubernetes ## Start and stop a local cluster of its own, one node killed on the way: nothing of it may stay in /tmp (no other local cluster may run).
@@ -248,8 +273,9 @@ include scripts/deploy.mk
 # The CRD that chapter CRD_CHAPTER installs: config/crd (generated from
 # api/v1), or the chapter's crd/, which adds to it (chapter 10 on); make
 # install builds it in CRD_BUILD_DIR, beside a copy of config/crd/bases.
+# A variant (VARIANT=dir) installs its own crd/ if it has one.
 CRD_CHAPTER = $(or $(OPERATOR_CHAPTER),$(CHAPTER))
-crd_kustomization = $(firstword $(wildcard chapters/$(shell printf %02d '$(CRD_CHAPTER)' 2>/dev/null)-*/crd) config/crd)
+crd_kustomization = $(firstword $(if $(VARIANT),$(wildcard $(VARIANT)/crd)) $(wildcard chapters/$(shell printf %02d '$(CRD_CHAPTER)' 2>/dev/null)-*/crd) config/crd)
 CRD_BUILD_DIR := _output/crd
 NO_COLOR ?= $(if $(CI),true,false)
 # A run that takes longer than this is stuck; Ginkgo then reports where.
@@ -261,5 +287,30 @@ GINKGO_FLAGS ?= -v --timeout=60m --no-color=$(NO_COLOR)
 # one operator; most of their time is waiting for the cluster. 1 runs
 # every spec in turn.
 E2E_PROCS ?= 4
-# bin/prove against the cluster; the targets add --chapter.
-prove = $(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(BIN)/prove --ginkgo $(GINKGO) --procs $(E2E_PROCS) $(if $(PROVE_TIMEOUT),--eventually-timeout $(PROVE_TIMEOUT))
+# A variant of chapter CHAPTER (VARIANT=dir, a directory of this repository
+# holding that chapter's package with changes: a mutant, or your own
+# version): make build-variant builds the operator with it in place of the
+# chapter's package (scripts/variant) into bin/operator-variant, and the
+# role its markers ask for into VARIANT_OUT. test-chapter and run use it;
+# prove-chapter proves the lesson against it in place of chapter N-1.
+VARIANT ?=
+VARIANT_OUT := $(CURDIR)/_output/variant
+build_under_test = $(if $(VARIANT),build-variant,build)
+operator_under_test = $(BIN)/operator$(if $(VARIANT),-variant)
+# What a suite run against a variant needs: its role, and VARIANT for make
+# install (its crd/) and make docker-build (its overlay).
+variant_env = $(if $(VARIANT),VARIANT='$(VARIANT)' OPERATOR_ROLE=$(VARIANT_OUT)/role.yaml)
+.PHONY: check-variant
+check-variant:
+	@if [[ -z '$(VARIANT)' ]]; then echo "error: VARIANT names no directory: make build-variant 5 VARIANT=dir" >&2; exit 2; fi
+
+# The chapters whose lesson specs are proven red against the chapter's own
+# mutants of them (chapters/NN-slug/mutants), not against the chapter
+# before: chapter 11's lesson is its fault switches' specs, which fail
+# against chapter 10 for want of a switch, not of the fix they prove.
+PROVED_BY_MUTANTS := 11
+# bin/prove against the cluster; the targets add --chapter. A variant or a
+# mutant is built (make build-variant) into bin/operator-variant, with its
+# role in VARIANT_OUT.
+prove = $(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(BIN)/prove --ginkgo $(GINKGO) --procs $(E2E_PROCS) $(if $(PROVE_TIMEOUT),--eventually-timeout $(PROVE_TIMEOUT)) \
+  --variant-bin $(BIN)/operator-variant --variant-role $(VARIANT_OUT)/role.yaml

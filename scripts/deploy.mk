@@ -18,6 +18,11 @@ DEPLOY_DIR := _output/deploy
 DEPLOY_REPLICAS ?=
 DEPLOYMENT := redis-operator-controller-manager
 OPERATOR_NAMESPACE := redis-operator-system
+# The role make deploy binds the operator to: config/rbac's (the latest
+# chapter's, in a branch its own), with the rules generated from the
+# markers of the chapter it runs (OPERATOR_CHAPTER) in the course, or of a
+# variant (OPERATOR_ROLE: make test-chapter N VARIANT=dir sets it).
+deploy_role = $(or $(OPERATOR_ROLE),$(if $(OPERATOR_CHAPTER),$(wildcard chapters/$(shell printf %02d '$(OPERATOR_CHAPTER)' 2>/dev/null)-*/role.yaml)))
 load_image = $(BIN)/cluster load-image --state-dir $(LOCAL_CLUSTER_DIR) --archive $(IMAGE_ARCHIVE)
 
 # The validating webhook, from chapter 10 on (where config/webhook exists).
@@ -58,7 +63,7 @@ wait_for_webhook = for i in $$(seq 120); do before=$$($(webhook_answers)); \
 .PHONY: docker-build
 docker-build: ## Build the operator's image offline into _output/image/redis-operator.tar (docker load -i reads it).
 	@mkdir -p $(IMAGE_DIR)
-	GOOS=linux GOARCH=$$(go env GOARCH) go build -buildvcs=false -ldflags '-s -w' -o $(BIN)/manager-linux $(OPERATOR_MAIN)
+	GOOS=linux GOARCH=$$(go env GOARCH) go build $(if $(VARIANT),-overlay $(VARIANT_OUT)/overlay.json) -buildvcs=false -ldflags '-s -w' -o $(BIN)/manager-linux $(OPERATOR_MAIN)
 	@go run ./scripts/image --binary $(BIN)/manager-linux --arch $$(go env GOARCH) --repository $(IMAGE_REPOSITORY) \
 	  --out $(IMAGE_ARCHIVE) --name-file $(IMAGE_DIR)/name
 
@@ -80,7 +85,9 @@ deploy: docker-build cluster-tool install ## Deploy the operator (config/default
 	    echo "  type: kubernetes.io/tls"; echo "  files:"; echo "  - certs/tls.crt"; echo "  - certs/tls.key"; \
 	    echo "generatorOptions:"; echo "  disableNameSuffixHash: true # so that a new certificate updates the Secret the pods mount"; \
 	  fi; \
-	  if [[ -n '$(OPERATOR_CHAPTER)$(WEBHOOK)' ]]; then echo "patches:"; fi; \
+	  if [[ -n '$(OPERATOR_CHAPTER)$(WEBHOOK)$(deploy_role)' ]]; then echo "patches:"; fi; \
+	  if [[ -n '$(deploy_role)' ]]; then cp '$(deploy_role)' $(DEPLOY_DIR)/role.yaml; \
+	    echo "- path: role.yaml # $(deploy_role): the rules of the chapter it runs"; fi; \
 	  if [[ -n '$(OPERATOR_CHAPTER)' ]]; then echo "- target: {kind: Deployment, name: $(DEPLOYMENT)}"; echo "  patch: |-"; \
 	    echo "    - {op: add, path: /spec/template/spec/containers/0/env, value: [{name: OPERATOR_CHAPTER, value: \"$(OPERATOR_CHAPTER)\"}]}"; fi; \
 	  if [[ -n '$(WEBHOOK)' ]]; then echo "- target: {kind: ValidatingWebhookConfiguration}"; echo "  patch: |-"; \

@@ -1,6 +1,7 @@
 // Command prove shows that a chapter's lesson specs prove its lesson: each
 // spec labelled "lesson" in tests/chapterNN must fail against chapter N-1's
-// operator (chapter 0 is no operator, for chapter 1) and pass against
+// operator (chapter 0 is no operator, for chapter 1), or against a variant
+// of chapter N that breaks the lesson (--variant), and pass against
 // chapter N's, where the whole suite must pass too. A failure counts as
 // red only when it happened in the spec's body after its lesson step
 // (framework.LessonStep): what comes before is setup, and a spec that
@@ -47,6 +48,7 @@ func run() error {
 		ginkgo, outDir   string
 		timeout, suiteTO string
 		procs            int
+		variant          variantFlags
 	)
 	flag.IntVar(&chapter, "chapter", 0, "the chapter whose lesson to prove (1 or more)")
 	flag.StringVar(&ginkgo, "ginkgo", "", "the Ginkgo CLI")
@@ -54,9 +56,18 @@ func run() error {
 	flag.StringVar(&timeout, "eventually-timeout", "", "Eventually's timeout in both runs (default: 20s on the local cluster, 90s elsewhere)")
 	flag.StringVar(&suiteTO, "suite-timeout", "20m", "Ginkgo's timeout for one run")
 	flag.IntVar(&procs, "procs", 1, "how many processes run the specs that are not Serial (Ginkgo's --procs)")
+	flag.StringVar(&variant.dir, "variant", "", "prove the lesson against this variant of chapter N (make build-variant builds it) in place of chapter N-1")
+	flag.StringVar(&variant.bin, "variant-bin", "", "with --variant: the operator built with it")
+	flag.StringVar(&variant.role, "variant-role", "", "with --variant: the role generated from its markers")
+	mutants := flag.Bool("mutants", false, "run chapter N's mutants (chapters/NN-slug/mutants/*.patch) instead, each against its spec; make build-variant builds each into --variant-bin and --variant-role")
+	only := flag.String("mutant", "", "with --mutants: only this one")
+	show := flag.Bool("show", false, "with --mutants: print each mutant's change first")
+	withMutants := flag.Bool("with-mutants", false, "after proving the lesson, run the chapter's mutants, each against its spec (the whole suite's run against the chapter shows that those specs pass)")
+	byMutants := flag.Bool("against-mutants", false, "prove the lesson against the chapter's own mutants of its lesson specs (each lesson spec must have one) in place of chapter N-1")
 	flag.Parse()
-	if chapter < 1 || ginkgo == "" || procs < 1 || flag.NArg() > 0 {
-		return errors.New("usage: prove --chapter N --ginkgo PATH [--eventually-timeout D] [--procs N]")
+	if chapter < 1 || ginkgo == "" || procs < 1 || flag.NArg() > 0 ||
+		(variant.dir != "" || *mutants || *byMutants || *withMutants) && (variant.bin == "" || variant.role == "") {
+		return errors.New("usage: prove --chapter N --ginkgo PATH [--eventually-timeout D] [--procs N] [--variant DIR | --against-mutants] [--with-mutants] [--variant-bin PATH --variant-role PATH]\n       prove --chapter N --ginkgo PATH --mutants [--mutant NAME] [--show] --variant-bin PATH --variant-role PATH")
 	}
 	if timeout == "" {
 		timeout = "90s"
@@ -70,28 +81,100 @@ func run() error {
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return err
 	}
+	dirs, _ := filepath.Glob(fmt.Sprintf("chapters/%02d-*", chapter))
+	if len(dirs) != 1 {
+		return fmt.Errorf("no chapter %d (chapters/%02d-*)", chapter, chapter)
+	}
+	base := runInput{ginkgo: ginkgo, suite: suite, outDir: outDir, chapter: chapter,
+		timeout: timeout, suiteTimeout: suiteTO, procs: procs}
+	mutantsIn := mutantsInput{run: base, chapterDir: dirs[0], only: *only, show: *show,
+		variantBin: variant.bin, roleFile: variant.role}
+	if *mutants {
+		return runMutants(mutantsIn, nil)
+	}
 
-	fmt.Printf("=== Proving chapter %d: its lesson specs against chapter %d's operator (each must fail), then its whole suite against its own (each must pass); Eventually waits %s\n",
-		chapter, chapter-1, timeout)
-	red, err := runSuite(runInput{ginkgo: ginkgo, suite: suite, outDir: outDir, chapter: chapter,
-		operator: chapter - 1, lessonsOnly: true, timeout: timeout, suiteTimeout: suiteTO, procs: procs})
-	if err != nil {
-		return err
+	var green *runResult
+	if *byMutants {
+		fmt.Printf("=== Proving chapter %d: its whole suite against its own operator (each spec must pass), then each lesson spec against the chapter's mutants of it (each must fail); Eventually waits %s\n",
+			chapter, timeout)
+		in := base
+		in.operator = chapter
+		var err error
+		if green, err = runSuite(in); err != nil {
+			return err
+		}
+		if err := proveByMutants(mutantsIn, green); err != nil {
+			return err
+		}
+	} else {
+		redIn := base
+		redIn.operator, redIn.lessonsOnly = chapter-1, true
+		if variant.dir != "" {
+			redIn.operator, redIn.variant = chapter, variant
+		}
+		fmt.Printf("=== Proving chapter %d: its lesson specs against %s (each must fail), then its whole suite against its own (each must pass); Eventually waits %s\n",
+			chapter, redIn.against(), timeout)
+		red, err := runSuite(redIn)
+		if err != nil {
+			return err
+		}
+		in := base
+		in.operator = chapter
+		if green, err = runSuite(in); err != nil {
+			return err
+		}
+		if err := verdict(chapter, red, green); err != nil {
+			return err
+		}
 	}
-	green, err := runSuite(runInput{ginkgo: ginkgo, suite: suite, outDir: outDir, chapter: chapter,
-		operator: chapter, timeout: timeout, suiteTimeout: suiteTO, procs: procs})
-	if err != nil {
-		return err
+	if *withMutants {
+		if *byMutants {
+			// Those of the lesson specs ran above.
+			mutantsIn.skipSpecs = map[string]bool{}
+			for _, l := range green.lessons {
+				mutantsIn.skipSpecs[l.FullText()] = true
+			}
+		}
+		return runMutants(mutantsIn, green)
 	}
-	return verdict(chapter, red, green)
+	return nil
 }
 
 type runInput struct {
 	ginkgo, suite, outDir string
 	chapter, operator     int
-	lessonsOnly           bool
+	// variant, if set, stands in for chapter operator's package.
+	variant     variantFlags
+	lessonsOnly bool
+	// focus, if set, are the full texts of the only specs to run; label
+	// then names the run's files.
+	focus                 []string
+	label                 string
 	timeout, suiteTimeout string
 	procs                 int
+}
+
+// variantFlags name a variant of a chapter: its directory, the operator
+// built with it and the role generated from its markers.
+type variantFlags struct{ dir, bin, role string }
+
+// against names the operator a run is against, for the reader.
+func (in runInput) against() string {
+	if in.variant.dir != "" {
+		return fmt.Sprintf("the variant %s of chapter %d", in.variant.dir, in.operator)
+	}
+	return fmt.Sprintf("chapter %d", in.operator)
+}
+
+// name is the base name of a run's log and report.
+func (in runInput) name() string {
+	if in.label != "" {
+		return fmt.Sprintf("chapter%02d-%s", in.chapter, in.label)
+	}
+	if in.variant.dir != "" {
+		return fmt.Sprintf("chapter%02d-against-variant", in.chapter)
+	}
+	return fmt.Sprintf("chapter%02d-against-%02d", in.chapter, in.operator)
 }
 
 type runResult struct {
@@ -100,29 +183,46 @@ type runResult struct {
 	exitErr  error
 	lessons  []types.SpecReport
 	setupErr string
+	// byText holds every spec that ran, by its full text.
+	byText map[string]types.SpecReport
 }
 
 func runSuite(in runInput) (*runResult, error) {
-	name := fmt.Sprintf("chapter%02d-against-%02d", in.chapter, in.operator)
+	name := in.name()
 	res := &runResult{runInput: in, log: filepath.Join(in.outDir, name+".log")}
 	args := []string{"-v", "--no-color", "--tags=e2e", fmt.Sprintf("--procs=%d", in.procs), "--timeout=" + in.suiteTimeout,
 		"--json-report=" + name + ".json", "--output-dir=" + in.outDir}
-	if in.lessonsOnly {
-		args = append(args, "--label-filter=lesson")
-	}
-	args = append(args, in.suite)
 	what := "the whole suite"
-	if in.lessonsOnly {
+	switch {
+	case len(in.focus) > 0:
+		args = append(args, "--focus="+focusOn(in.focus))
+		what = "its spec"
+		if len(in.focus) > 1 {
+			what = fmt.Sprintf("those %d specs", len(in.focus))
+		}
+	case in.lessonsOnly:
+		args = append(args, "--label-filter=lesson")
 		what = "the lesson specs"
 	}
-	fmt.Printf("--- %s against chapter %d (OPERATOR_CHAPTER=%d; log: %s)\n", what, in.operator, in.operator, res.log)
+	args = append(args, in.suite)
+	fmt.Printf("--- %s against %s (OPERATOR_CHAPTER=%d; log: %s)\n", what, in.against(), in.operator, res.log)
 	logf, err := os.Create(res.log)
 	if err != nil {
 		return nil, err
 	}
 	defer logf.Close()
 	cmd := exec.Command(in.ginkgo, args...)
-	cmd.Env = append(os.Environ(), fmt.Sprintf("OPERATOR_CHAPTER=%d", in.operator), "E2E_EVENTUALLY_TIMEOUT="+in.timeout)
+	// A variant named in the environment applies to the variant's run
+	// only.
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		return strings.HasPrefix(kv, "VARIANT=") || strings.HasPrefix(kv, "OPERATOR_ROLE=")
+	})
+	cmd.Env = append(env, fmt.Sprintf("OPERATOR_CHAPTER=%d", in.operator), "E2E_EVENTUALLY_TIMEOUT="+in.timeout)
+	if in.variant.dir != "" {
+		// The variant's operator and role; VARIANT for the suite's make
+		// install (the variant's crd/, if any) and make docker-build.
+		cmd.Env = append(cmd.Env, "OPERATOR_BIN="+in.variant.bin, "OPERATOR_ROLE="+in.variant.role, "VARIANT="+in.variant.dir)
+	}
 	cmd.Stdout, cmd.Stderr = logf, logf
 	res.exitErr = cmd.Run()
 	printSummary(res.log)
@@ -142,7 +242,11 @@ func runSuite(in runInput) (*runResult, error) {
 // read takes from a suite's report its lesson specs and, if BeforeSuite
 // failed, why.
 func (res *runResult) read(report types.Report) {
+	res.byText = map[string]types.SpecReport{}
 	for _, s := range report.SpecReports {
+		if s.LeafNodeType == types.NodeTypeIt && s.State != types.SpecStateSkipped {
+			res.byText[s.FullText()] = s
+		}
 		switch {
 		case s.LeafNodeType.Is(types.NodeTypeBeforeSuite | types.NodeTypeSynchronizedBeforeSuite):
 			if s.State != types.SpecStatePassed {
@@ -178,7 +282,7 @@ func printSummary(log string) {
 func verdict(chapter int, red, green *runResult) error {
 	var problems []string
 	if red.setupErr != "" {
-		problems = append(problems, fmt.Sprintf("the run against chapter %d failed in BeforeSuite, so its failures prove nothing: %s", red.operator, why(red.setupErr)))
+		problems = append(problems, fmt.Sprintf("the run against %s failed in BeforeSuite, so its failures prove nothing: %s", red.against(), why(red.setupErr)))
 	}
 	if len(green.lessons) == 0 {
 		problems = append(problems, fmt.Sprintf("tests/chapter%02d has no spec labelled lesson", chapter))
@@ -191,7 +295,7 @@ func verdict(chapter int, red, green *runResult) error {
 		redByName[s.FullText()] = s
 	}
 
-	fmt.Printf("Chapter %d's lesson specs: against chapter %d | against chapter %d | spec\n", chapter, red.operator, green.operator)
+	fmt.Printf("Chapter %d's lesson specs: against %s | against chapter %d | spec\n", chapter, red.against(), green.operator)
 	for _, g := range green.lessons {
 		r, ran := redByName[g.FullText()]
 		rv := judgeRed(r, ran)
@@ -199,10 +303,10 @@ func verdict(chapter int, red, green *runResult) error {
 		_, greenMarked := lessonStep(g)
 		fmt.Printf("  %-3s %-9s | %-9s | %s\n", mark(rv.ok && greenOK && greenMarked), rv.state, g.State.String(), g.FullText())
 		if rv.ok {
-			fmt.Printf("        failed against chapter %d in step %q: %s\n", red.operator, rv.step, why(r.Failure.Message))
+			fmt.Printf("        failed against %s in step %q: %s\n", red.against(), rv.step, why(r.Failure.Message))
 		} else {
-			fmt.Printf("        not red against chapter %d: %s\n", red.operator, rv.problem)
-			problems = append(problems, fmt.Sprintf("%q must fail against chapter %d after its lesson step, but %s", g.FullText(), red.operator, rv.problem))
+			fmt.Printf("        not red against %s: %s\n", red.against(), rv.problem)
+			problems = append(problems, fmt.Sprintf("%q must fail against %s after its lesson step, but %s", g.FullText(), red.against(), rv.problem))
 		}
 		if !greenOK {
 			problems = append(problems, fmt.Sprintf("%q must pass against chapter %d, but it %s: %s", g.FullText(), chapter, g.State, why(g.Failure.Message)))
@@ -223,8 +327,8 @@ func verdict(chapter int, red, green *runResult) error {
 	if len(green.lessons) == 1 {
 		specs = "spec"
 	}
-	fmt.Printf("=== Chapter %d proven: %d lesson %s failed against chapter %d and passed against chapter %d, with the rest of its suite\n",
-		chapter, len(green.lessons), specs, red.operator, chapter)
+	fmt.Printf("=== Chapter %d proven: %d lesson %s failed against %s and passed against chapter %d, with the rest of its suite\n",
+		chapter, len(green.lessons), specs, red.against(), chapter)
 	return nil
 }
 

@@ -1,0 +1,391 @@
+package main
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/onsi/ginkgo/v2/types"
+
+	"example.com/redis-operator/tests/proc"
+)
+
+// A mutant is a deliberate bug in a chapter: a patch in
+// chapters/NN-slug/mutants/NAME.patch, against the chapter's directory,
+// that starts with what it is:
+//
+//	Bug: what the patch breaks.
+//	Why: why someone would write it.
+//	Spec: the full text of the spec that must catch it.
+//	Step: the step (By or LessonStep) that spec must fail in.
+//
+// Each field is one line, or more: a line that starts with a space goes on
+// the field above. The diff follows (patch -p1 reads it; the header is
+// text it skips). A mutant is killed when its spec, run against the
+// chapter with the patch applied, fails in its own body, in that step; it
+// survives if the spec passes, and it proves nothing if the spec fails
+// anywhere else (its setup, another step): the spec may catch another
+// mistake there, not this one.
+type mutant struct {
+	chapter                    int
+	name, path                 string
+	bug, why, spec, step, diff string
+}
+
+// mutantFields are the header's fields, in the order the header gives
+// them.
+var mutantFields = []string{"Bug", "Why", "Spec", "Step"}
+
+// readMutants reads the mutants of chapter in dir (chapters/NN-slug), in
+// the order of their names; only, if not empty, names the one to read.
+func readMutants(chapterDir string, chapter int, only string) ([]*mutant, error) {
+	paths, err := filepath.Glob(filepath.Join(chapterDir, "mutants", "*.patch"))
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(paths)
+	var ms []*mutant
+	var names []string
+	for _, p := range paths {
+		name := strings.TrimSuffix(filepath.Base(p), ".patch")
+		names = append(names, name)
+		if only != "" && name != only {
+			continue
+		}
+		m, err := parseMutant(p)
+		if err != nil {
+			return nil, err
+		}
+		m.chapter, m.name = chapter, name
+		ms = append(ms, m)
+	}
+	if only != "" && len(ms) == 0 {
+		return nil, fmt.Errorf("chapter %d has no mutant %q (it has: %s)", chapter, only, strings.Join(names, ", "))
+	}
+	return ms, nil
+}
+
+// parseMutant reads a mutant's header and keeps its diff.
+func parseMutant(path string) (*mutant, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	m := &mutant{path: path}
+	fields := map[string]*string{"Bug": &m.bug, "Why": &m.why, "Spec": &m.spec, "Step": &m.step}
+	var last *string
+	lines := strings.SplitAfter(string(data), "\n")
+	for i, l := range lines {
+		text := strings.TrimRight(l, "\n")
+		if strings.HasPrefix(text, "diff ") || strings.HasPrefix(text, "--- ") {
+			m.diff = strings.Join(lines[i:], "")
+			break
+		}
+		if strings.TrimSpace(text) == "" {
+			last = nil
+			continue
+		}
+		if last != nil && (text[0] == ' ' || text[0] == '\t') {
+			*last += " " + strings.TrimSpace(text)
+			continue
+		}
+		key, value, ok := strings.Cut(text, ":")
+		f, known := fields[key]
+		if !ok || !known {
+			return nil, fmt.Errorf("%s:%d: want a header line %s: ..., or the diff; got %q", path, i+1, strings.Join(mutantFields, ": ..., "), text)
+		}
+		*f, last = strings.TrimSpace(value), f
+	}
+	for _, k := range mutantFields {
+		if *fields[k] == "" {
+			return nil, fmt.Errorf("%s: no %s: line (a mutant says %s)", path, k, strings.Join(mutantFields, ", "))
+		}
+	}
+	if m.diff == "" {
+		return nil, fmt.Errorf("%s: no diff after the header", path)
+	}
+	return m, nil
+}
+
+// apply writes the chapter's package with the mutant's patch applied into
+// dir: its Go files (not its tests) and its crd/, if it has one.
+func (m *mutant) apply(chapterDir, dir string) error {
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	err := filepath.WalkDir(chapterDir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(chapterDir, p)
+		switch {
+		case d.IsDir():
+			if rel == "." || rel == "crd" || strings.HasPrefix(rel, "crd/") {
+				return os.MkdirAll(filepath.Join(dir, rel), 0o755)
+			}
+			return filepath.SkipDir
+		case rel == filepath.Base(rel) && (!strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go")):
+			return nil // the README, the role, the tests: not the variant's
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, rel), data, 0o644)
+	})
+	if err != nil {
+		return err
+	}
+	input, err := filepath.Abs(m.path) // patch reads it from dir
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command("patch", "-p1", "--quiet", "--no-backup-if-mismatch", "--directory", dir, "--input", input)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%s does not apply to chapter %d: %v\n%s", m.path, m.chapter, err, out)
+	}
+	return nil
+}
+
+// mutantResult is one mutant's run.
+type mutantResult struct {
+	m *mutant
+	// spec is its spec's report, if it ran.
+	spec    types.SpecReport
+	ran     bool
+	verdict redVerdict
+	took    time.Duration
+	log     string
+}
+
+// mutantsInput is what runMutants needs beyond the suite runs' own.
+type mutantsInput struct {
+	run                  runInput // the runs' ginkgo, suite, outDir, chapter, timeouts
+	chapterDir           string
+	only                 string
+	variantBin, roleFile string
+	show                 bool
+	// skipSpecs are specs whose mutants runMutants leaves out.
+	skipSpecs map[string]bool
+}
+
+// runMutants runs each of a chapter's mutants against its spec, after
+// running those specs against the chapter itself (unless green, a run of
+// the whole suite against the chapter, already did), and prints a table.
+func runMutants(in mutantsInput, green *runResult) error {
+	ms, err := readMutants(in.chapterDir, in.run.chapter, in.only)
+	if err != nil {
+		return err
+	}
+	ms = slices.DeleteFunc(ms, func(m *mutant) bool { return in.skipSpecs[m.spec] })
+	if len(ms) == 0 {
+		fmt.Printf("=== Chapter %d has no mutants (chapters/%s/mutants/*.patch)\n", in.run.chapter, filepath.Base(in.chapterDir))
+		return nil
+	}
+	if in.show {
+		for _, m := range ms {
+			fmt.Printf("=== Mutant %s of chapter %d (%s)\nBug: %s\nWhy: %s\nSpec: %s\nStep: %s\n\n%s\n", m.name, m.chapter, m.path, m.bug, m.why, m.spec, m.step, m.diff)
+		}
+	}
+	var specs []string
+	for _, m := range ms {
+		if !slices.Contains(specs, m.spec) {
+			specs = append(specs, m.spec)
+		}
+	}
+	res := green
+	if res == nil {
+		fmt.Printf("=== Chapter %d's mutants: %d, caught by %d specs; first those specs against chapter %d itself (each must pass); Eventually waits %s\n",
+			in.run.chapter, len(ms), len(specs), in.run.chapter, in.run.timeout)
+		clean := in.run
+		clean.operator, clean.focus, clean.label = in.run.chapter, specs, "mutant-specs"
+		var err error
+		if res, err = runSuite(clean); err != nil {
+			return err
+		}
+	} else {
+		fmt.Printf("=== Chapter %d's mutants: %d, caught by %d specs, which passed against chapter %d above\n", in.run.chapter, len(ms), len(specs), in.run.chapter)
+	}
+	if res.setupErr != "" || res.exitErr != nil {
+		fmt.Printf("--- %s ends with:\n%s\n", res.log, proc.Tail(res.log, 150))
+		return fmt.Errorf("the specs that catch chapter %d's mutants do not pass against chapter %d itself (see %s)", in.run.chapter, in.run.chapter, res.log)
+	}
+	for _, s := range specs {
+		if _, ok := res.byText[s]; !ok {
+			return fmt.Errorf("no spec of %s is %q (a mutant's Spec: must be a spec's full text)", in.run.suite, s)
+		}
+	}
+
+	var results []mutantResult
+	for _, m := range ms {
+		r, err := runMutant(in, m)
+		if err != nil {
+			return err
+		}
+		results = append(results, r)
+	}
+	return mutantsVerdict(in.run.chapter, results)
+}
+
+// runMutant applies a mutant to a copy of its chapter, builds the
+// operator with it (make build-variant) and runs its spec against it.
+func runMutant(in mutantsInput, m *mutant) (mutantResult, error) {
+	dir := filepath.Join("_output", "mutants", fmt.Sprintf("chapter%02d", m.chapter), m.name)
+	if err := m.apply(in.chapterDir, dir); err != nil {
+		return mutantResult{}, err
+	}
+	fmt.Printf("--- mutant %s: %s\n", m.name, m.bug)
+	build := exec.Command("make", "--no-print-directory", "build-variant", fmt.Sprintf("CHAPTER=%d", m.chapter), "VARIANT="+dir)
+	if out, err := build.CombinedOutput(); err != nil {
+		return mutantResult{}, fmt.Errorf("building the mutant %s: %v\n%s", m.name, err, out)
+	}
+	start := time.Now()
+	run := in.run
+	run.operator, run.focus, run.label = m.chapter, []string{m.spec}, "mutant-"+m.name
+	run.variant = variantFlags{dir: dir, bin: in.variantBin, role: in.roleFile}
+	res, err := runSuite(run)
+	if err != nil {
+		return mutantResult{}, err
+	}
+	s, ran := res.byText[m.spec]
+	r := mutantResult{m: m, spec: s, ran: ran, verdict: judgeMutant(s, ran, m.step), took: time.Since(start), log: res.log}
+	if res.setupErr != "" {
+		r.verdict = redVerdict{state: "setup failed", problem: "the suite failed in BeforeSuite: " + why(res.setupErr)}
+	}
+	return r, nil
+}
+
+// proveByMutants proves a chapter's lesson against its mutants instead of
+// the chapter before: each lesson spec of green (the whole suite's run
+// against the chapter) must have a mutant, and each of its mutants must
+// fail it after its lesson step, in the mutant's step. It is for a
+// chapter whose lesson the chapter before cannot show as red for the
+// right reason (chapter 11's fault switches: chapter 10 has none, so its
+// lesson specs fail there for want of a switch, not of a fix).
+func proveByMutants(in mutantsInput, green *runResult) error {
+	ms, err := readMutants(in.chapterDir, in.run.chapter, "")
+	if err != nil {
+		return err
+	}
+	chapter := in.run.chapter
+	var problems []string
+	if green.exitErr != nil {
+		problems = append(problems, fmt.Sprintf("chapter %d's suite does not pass against chapter %d (see %s)", chapter, chapter, green.log))
+	}
+	if len(green.lessons) == 0 {
+		problems = append(problems, fmt.Sprintf("tests/chapter%02d has no spec labelled lesson", chapter))
+	}
+	fmt.Printf("Chapter %d's lesson specs: against their mutants | against chapter %d | spec\n", chapter, chapter)
+	for _, g := range green.lessons {
+		var mine []*mutant
+		for _, m := range ms {
+			if m.spec == g.FullText() {
+				mine = append(mine, m)
+			}
+		}
+		greenOK := g.State == types.SpecStatePassed
+		if !greenOK {
+			problems = append(problems, fmt.Sprintf("%q must pass against chapter %d, but it %s: %s", g.FullText(), chapter, g.State, why(g.Failure.Message)))
+		}
+		if len(mine) == 0 {
+			fmt.Printf("  NO  no mutant | %-9s | %s\n", g.State.String(), g.FullText())
+			problems = append(problems, fmt.Sprintf("%q has no mutant in %s/mutants that it must catch", g.FullText(), in.chapterDir))
+			continue
+		}
+		for _, m := range mine {
+			r, err := runMutant(in, m)
+			if err != nil {
+				return err
+			}
+			if r.verdict.ok {
+				// At the mutant's step, and after the lesson's.
+				if lesson := judgeRed(r.spec, r.ran); !lesson.ok {
+					r.verdict.ok, r.verdict.problem = false, lesson.problem
+				}
+			}
+			fmt.Printf("  %-3s %-9s | %-9s | %s\n", mark(r.verdict.ok && greenOK), "mutant "+m.name, g.State.String(), g.FullText())
+			if r.verdict.ok {
+				fmt.Printf("        killed in step %q (%.0f s)\n", r.verdict.step, r.took.Seconds())
+			} else {
+				fmt.Printf("        %s (log: %s)\n", r.verdict.problem, r.log)
+				problems = append(problems, fmt.Sprintf("%q must fail against the mutant %s after its lesson step, in step %q, but %s", g.FullText(), m.name, m.step, r.verdict.problem))
+			}
+		}
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("chapter %d is not proven:\n  - %s", chapter, strings.Join(problems, "\n  - "))
+	}
+	fmt.Printf("=== Chapter %d proven: each of its %d lesson specs failed against its mutants and passed against chapter %d, with the rest of its suite\n",
+		chapter, len(green.lessons), chapter)
+	return nil
+}
+
+// judgeMutant counts a mutant killed when its spec failed in its own body
+// in the step the mutant names: the last step before the failure.
+func judgeMutant(s types.SpecReport, ran bool, step string) redVerdict {
+	if !ran {
+		return redVerdict{state: "did not run", problem: "its spec did not run"}
+	}
+	v := redVerdict{state: s.State.String()}
+	if !s.State.Is(types.SpecStateFailed | types.SpecStatePanicked | types.SpecStateTimedout) {
+		v.problem = "it survived: its spec " + s.State.String()
+		return v
+	}
+	v.step = lastStep(s)
+	if s.Failure.FailureNodeContext != types.FailureNodeIsLeafNode {
+		v.problem = fmt.Sprintf("its spec failed in its %s, not in its body: %s", s.Failure.FailureNodeType, why(s.Failure.Message))
+		return v
+	}
+	if !sameStep(v.step, step) {
+		v.problem = fmt.Sprintf("its spec failed in step %q, not in %q: %s", v.step, step, why(s.Failure.Message))
+		return v
+	}
+	v.ok = true
+	return v
+}
+
+// sameStep: a step as the report has it, and as a mutant names it, with
+// or without LessonStep's mark; the mutant may give the step's beginning.
+func sameStep(got, want string) bool {
+	got, want = strings.TrimPrefix(got, lessonMark), strings.TrimPrefix(want, lessonMark)
+	return strings.HasPrefix(got, strings.TrimSuffix(want, "…"))
+}
+
+// mutantsVerdict prints the table and fails unless every mutant was
+// killed where it should be.
+func mutantsVerdict(chapter int, results []mutantResult) error {
+	fmt.Printf("Chapter %d's mutants | spec | caught in step | s\n", chapter)
+	var problems []string
+	for _, r := range results {
+		fmt.Printf("  %-3s %s | %s | %s | %.0f\n", mark(r.verdict.ok), r.m.name, r.m.spec, r.verdict.step, r.took.Seconds())
+		if !r.verdict.ok {
+			fmt.Printf("        %s (log: %s)\n", r.verdict.problem, r.log)
+			problems = append(problems, fmt.Sprintf("mutant %s: %s", r.m.name, r.verdict.problem))
+		}
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("chapter %d's specs do not kill its mutants where they should:\n  - %s", chapter, strings.Join(problems, "\n  - "))
+	}
+	fmt.Printf("=== Chapter %d: every mutant (%d) killed by its spec, in its step\n", chapter, len(results))
+	return nil
+}
+
+// focusOn is a --focus regular expression that matches these specs' full
+// texts, as a whole: Ginkgo matches it against a text that may start with
+// more than the spec's (a space), so the start is a space or the start.
+func focusOn(specs []string) string {
+	quoted := make([]string, len(specs))
+	for i, s := range specs {
+		quoted[i] = regexp.QuoteMeta(s)
+	}
+	return `(^|\s)(` + strings.Join(quoted, "|") + ")$"
+}

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/onsi/ginkgo/v2/types"
+)
+
+func TestParseMutant(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	const diff = "--- a/x.go\n+++ b/x.go\n@@ -1 +1 @@\n-a\n+b\n"
+	m, err := parseMutant(write("ok.patch", "Bug: one\n two\nWhy: because\nSpec: A Redis works\nStep: Lesson: it works\n\n"+diff))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.bug != "one two" || m.why != "because" || m.spec != "A Redis works" || m.step != "Lesson: it works" || m.diff != diff {
+		t.Errorf("parsed %+v", m)
+	}
+	for name, text := range map[string]string{
+		"no step":    "Bug: b\nWhy: w\nSpec: s\n" + diff,
+		"no diff":    "Bug: b\nWhy: w\nSpec: s\nStep: x\n",
+		"stray line": "Bug: b\nWhy: w\nsomething else\nSpec: s\nStep: x\n" + diff,
+	} {
+		if _, err := parseMutant(write("bad.patch", text)); err == nil {
+			t.Errorf("%s: parsed without an error", name)
+		}
+	}
+}
+
+func TestJudgeMutant(t *testing.T) {
+	failedIn := func(failAt int) types.SpecReport { return lessonSpec(types.SpecStateFailed, failAt) }
+	inBeforeEach := failedIn(2)
+	inBeforeEach.Failure.FailureNodeContext, inBeforeEach.Failure.FailureNodeType = types.FailureNodeInContainer, types.NodeTypeBeforeEach
+	tests := []struct {
+		name   string
+		spec   types.SpecReport
+		ran    bool
+		step   string
+		killed bool
+		why    string
+	}{
+		{"killed at its step", failedIn(4), true, "Lesson: the pod comes back", true, ""},
+		{"killed at its step named without the mark", failedIn(4), true, "the pod comes", true, ""},
+		{"killed at a later step", failedIn(6), true, "the other pods stay", true, ""},
+		{"failed at another step", failedIn(6), true, "Lesson: the pod comes back", false, `failed in step "the other pods stay"`},
+		{"failed in setup", inBeforeEach, true, "creating a Redis", false, "not in its body"},
+		{"survived", lessonSpec(types.SpecStatePassed, 0), true, "Lesson: the pod comes back", false, "it survived"},
+		{"did not run", types.SpecReport{}, false, "x", false, "did not run"},
+	}
+	for _, tt := range tests {
+		v := judgeMutant(tt.spec, tt.ran, tt.step)
+		if v.ok != tt.killed || !strings.Contains(v.problem, tt.why) {
+			t.Errorf("%s: got ok=%v problem %q, want ok=%v and a problem with %q", tt.name, v.ok, v.problem, tt.killed, tt.why)
+		}
+	}
+}
+
+func TestFocusOnMatchesExactlyTheSpecs(t *testing.T) {
+	got := focusOn([]string{"A Redis' status is not written (ever)", "A pod comes back"})
+	want := `(^|\s)(A Redis' status is not written \(ever\)|A pod comes back)$`
+	if got != want {
+		t.Errorf("focusOn = %q, want %q", got, want)
+	}
+}
+
+// Every mutant in the course parses, and names a spec and a step.
+func TestTheCoursesMutantsParse(t *testing.T) {
+	paths, _ := filepath.Glob("../../chapters/*/mutants/*.patch")
+	if len(paths) == 0 {
+		t.Fatal("no mutant found in chapters/*/mutants")
+	}
+	for _, p := range paths {
+		if _, err := parseMutant(p); err != nil {
+			t.Error(err)
+		}
+	}
+}
