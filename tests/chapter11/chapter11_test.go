@@ -145,6 +145,9 @@ func expectCrashSweep(ctx context.Context) {
 	}
 	AddReportEntry("crash sweep", summary.String(), ReportEntryVisibilityAlways)
 	GinkgoWriter.Println(summary)
+	// The runs' failures were collected, so that one run that fails does
+	// not hide the others: they fail the spec here, in this step.
+	By("every run ended each step of the scenario as the clean run did")
 	Expect(summary.Failures).To(BeEmpty(), "%s", summary)
 	Expect(summary.Crashed).To(BeNumerically(">", 0), "no run crashed where it was asked to: %s", summary)
 }
