@@ -34,12 +34,16 @@ GOLANGCI_LINT := $(BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 # every clone on the machine shares them.
 CACHE_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/redis-operator
 KUBERNETES_BIN := $(CACHE_DIR)/kubernetes/$(KUBERNETES_VERSION)/bin
-LOCAL_CLUSTER_DIR ?= $(CURDIR)/_output/local-cluster
-KIND_CLUSTER_DIR ?= $(CURDIR)/_output/kind-cluster
+# Everything the targets make but bin/: the clusters' state, logs, built
+# manifests. Another OUTPUT_DIR is another test cluster (make prove-chapters
+# runs its lanes so); the suites read it from the environment.
+OUTPUT_DIR ?= $(CURDIR)/_output
+LOCAL_CLUSTER_DIR := $(OUTPUT_DIR)/local-cluster
+KIND_CLUSTER_DIR := $(OUTPUT_DIR)/kind-cluster
 # kind, local, existing, or auto: kind when a Docker daemon answers, else local.
 CLUSTER ?= auto
 # `make cluster-up` writes the chosen backend and its KUBECONFIG here.
-CLUSTER_ENV := $(CURDIR)/_output/cluster.env
+CLUSTER_ENV := $(OUTPUT_DIR)/cluster.env
 # The ClusterRole generated from each chapter's RBAC markers
 # (chapters/NN-slug/role.yaml; config/rbac/role.yaml is the latest chapter's).
 ROLE_NAME := redis-operator
@@ -49,7 +53,7 @@ OPERATOR_MAIN := ./operator
 CHAPTERS := $(sort $(patsubst chapters/%/,%,$(wildcard chapters/*/)))
 LATEST_CHAPTER := $(words $(CHAPTERS))
 
-export KUBERNETES_VERSION CLUSTER LOCAL_CLUSTER_DIR KIND_CLUSTER_DIR KIND_OFFLINE_NODE_IMAGE OPERATOR_CHAPTER
+export OUTPUT_DIR KUBERNETES_VERSION CLUSTER LOCAL_CLUSTER_DIR KIND_CLUSTER_DIR KIND_OFFLINE_NODE_IMAGE OPERATOR_CHAPTER
 # The suites and `make run` use the kubectl built at the cluster's version.
 export KUBECTL ?= $(KUBERNETES_BIN)/kubectl
 
@@ -119,7 +123,7 @@ build: ## Build bin/operator.
 .PHONY: build-variant
 build-variant: check-chapter-1 check-variant $(CONTROLLER_GEN) ## Build bin/operator-variant: the operator with chapter N's package replaced by VARIANT's Go files, and the role from their markers: make build-variant 5 VARIANT=dir
 	@go run ./scripts/variant --chapter $(CHAPTER) --dir '$(VARIANT)' --out $(VARIANT_OUT) --controller-gen $(CONTROLLER_GEN)
-	go build -overlay $(VARIANT_OUT)/overlay.json -o $(BIN)/operator-variant $(OPERATOR_MAIN)
+	go build -overlay $(VARIANT_OUT)/overlay.json -o $(VARIANT_BIN) $(OPERATOR_MAIN)
 
 .PHONY: manifests
 manifests: $(CONTROLLER_GEN) ## Regenerate the CRD, each chapter's RBAC role and webhook configuration, and deepcopy code from the Go markers.
@@ -219,16 +223,16 @@ test-faults: $(GINKGO) build cluster-up ## Crash the latest chapter's operator a
 .PHONY: bench
 bench: build cluster-up install ## Benchmark chapters 5, 7 and 8 against a StatefulSet and a ReplicaSet (BENCH_SAMPLES, BENCH_N, BENCH_UNRELATED_PODS, BENCH_FLAGS); table on stdout, samples in _output/bench/.
 	@go build -o $(BIN)/bench ./scripts/bench
-	@$(with_kubeconfig) $(BIN)/bench --operator $(BIN)/operator --out _output/bench $(BENCH_FLAGS)
+	@$(with_kubeconfig) $(BIN)/bench --operator $(BIN)/operator --out $(OUTPUT_DIR)/bench $(BENCH_FLAGS)
 
 # A few rounds and a few objects, every phase: CI runs it so that the
 # benchmark cannot stop working unseen. Its numbers mean nothing.
-BENCH_SMOKE_FLAGS := --samples 3 --warmup 1 --objects 6 --api-objects 6 --unrelated-pods 200 --steady 15s --out _output/bench-smoke
+BENCH_SMOKE_FLAGS := --samples 3 --warmup 1 --objects 6 --api-objects 6 --unrelated-pods 200 --steady 15s --out $(OUTPUT_DIR)/bench-smoke
 
 .PHONY: bench-smoke
 bench-smoke: ## Run every phase of make bench once, small (minutes): it must end with chapter 8's verdicts.
-	@mkdir -p _output && $(MAKE) --no-print-directory bench BENCH_FLAGS='$(BENCH_SMOKE_FLAGS)' | tee _output/bench-smoke.log
-	@grep -q "^chapter [0-9]*'s targets:" _output/bench-smoke.log || { echo "error: make bench printed no verdicts" >&2; exit 1; }
+	@mkdir -p $(OUTPUT_DIR) && $(MAKE) --no-print-directory bench BENCH_FLAGS='$(BENCH_SMOKE_FLAGS)' | tee $(OUTPUT_DIR)/bench-smoke.log
+	@grep -q "^chapter [0-9]*'s targets:" $(OUTPUT_DIR)/bench-smoke.log || { echo "error: make bench printed no verdicts" >&2; exit 1; }
 
 .PHONY: prove-chapter
 prove-chapter: check-chapter-1 $(GINKGO) build $(if $(VARIANT),build-variant) $(CONTROLLER_GEN) cluster-up ## Prove chapter N's lesson: its lesson specs fail against chapter N-1 (chapter 11: against its mutants; VARIANT=dir: against that variant of chapter N) after their lesson step, its suite passes, its mutants are killed: make prove-chapter 5
@@ -247,10 +251,41 @@ mutant: check-chapter-1 $(GINKGO) build $(CONTROLLER_GEN) cluster-up ## Show one
 	@$(prove) --chapter $(CHAPTER) --mutants --mutant '$(MUTANT)' --show
 
 .PHONY: prove-chapters
-prove-chapters: $(GINKGO) build $(CONTROLLER_GEN) cluster-up ## Prove every chapter's lesson (and run every suite, and every mutant): make prove-chapter for each.
+prove-chapters: check-prove-lanes $(GINKGO) build $(CONTROLLER_GEN) cluster-up ## Prove every chapter's lesson (and run every suite, and every mutant): make prove-chapter for each (PROVE_LANES="1-8 9-11": those ranges at once, each but the first on a local cluster of its own).
 	@go build -o $(BIN)/prove ./scripts/prove
-	@for n in $$(seq 1 $(LATEST_CHAPTER)); do \
+	@lanes=($(prove_lanes)); \
+	if (( $${#lanes[@]} == 1 )); then $(MAKE) --no-print-directory prove-range RANGE=$${lanes[0]}; exit; fi; \
+	stop_lanes() { for lane in "$${lanes[@]:1}"; do $(MAKE) --no-print-directory cluster-down CLUSTER=local OUTPUT_DIR=$(OUTPUT_DIR)/lane-$$lane || true; done; }; \
+	trap stop_lanes EXIT; pids=(); \
+	for lane in "$${lanes[@]}"; do \
+	  args=(); if [[ $$lane != "$${lanes[0]}" ]]; then args=(CLUSTER=local OUTPUT_DIR=$(OUTPUT_DIR)/lane-$$lane VARIANT_BIN=$(OUTPUT_DIR)/lane-$$lane/operator-variant); fi; \
+	  { $(MAKE) --no-print-directory prove-range RANGE=$$lane "$${args[@]}" 2>&1 | sed -u "s/^/[$$lane] /"; } & pids+=($$!); \
+	done; \
+	status=0; for pid in "$${pids[@]}"; do wait $$pid || status=1; done; exit $$status
+
+# Chapters FROM-TO of prove-chapters, in turn, on the cluster of OUTPUT_DIR.
+.PHONY: prove-range
+prove-range: $(GINKGO) build $(CONTROLLER_GEN) cluster-up
+	@for n in $$(seq $(subst -, ,$(RANGE))); do \
 	  $(prove) --chapter $$n $$([[ " $(PROVED_BY_MUTANTS) " == *" $$n "* ]] && echo --against-mutants) --with-mutants || exit 1; done
+
+# make prove-chapters proves chapters in lanes, one range of chapters each,
+# side by side: most of a suite's time is spent waiting for the cluster.
+# The first lane runs on the test cluster; each other one on a local
+# cluster of its own, under OUTPUT_DIR/lane-FROM-TO, which it stops at the
+# end. Empty: every chapter in one lane.
+PROVE_LANES ?=
+prove_lanes = $(or $(PROVE_LANES),1-$(LATEST_CHAPTER))
+.PHONY: check-prove-lanes
+check-prove-lanes:
+	@want=$$(seq -s ' ' 1 $(LATEST_CHAPTER)); got=""; \
+	for lane in $(prove_lanes); do \
+	  if [[ ! $$lane =~ ^([0-9]+)-([0-9]+)$$ ]] || (( BASH_REMATCH[1] > BASH_REMATCH[2] )); then \
+	    echo "error: PROVE_LANES: '$$lane' is not a range of chapters FROM-TO, as in PROVE_LANES=\"1-8 9-$(LATEST_CHAPTER)\"" >&2; exit 2; fi; \
+	  got="$$got $$(seq -s ' ' $${BASH_REMATCH[1]} $${BASH_REMATCH[2]})"; \
+	done; \
+	if [[ "$$(tr ' ' '\n' <<<"$$got" | grep . | sort -n | tr '\n' ' ')" != "$$want " ]]; then \
+	  echo "error: PROVE_LANES=\"$(PROVE_LANES)\" must name each chapter from 1 to $(LATEST_CHAPTER) once, as in PROVE_LANES=\"1-8 9-$(LATEST_CHAPTER)\"" >&2; exit 2; fi
 
 .PHONY: test-local-cluster
 test-local-cluster: cluster-tool kubernetes ## Start and stop a local cluster of its own, one node killed on the way: nothing of it may stay in /tmp (no other local cluster may run).
@@ -265,7 +300,7 @@ test: vet lint verify-manifests unit test-chapters try-it ## The test command: c
 
 .PHONY: clean
 clean: cluster-down ## Stop the test clusters and remove bin/ and _output/ (the Kubernetes cache stays).
-	rm -rf $(BIN) _output
+	rm -rf $(BIN) _output $(OUTPUT_DIR)
 
 include scripts/deploy.mk
 
@@ -276,7 +311,7 @@ include scripts/deploy.mk
 # A variant (VARIANT=dir) installs its own crd/ if it has one.
 CRD_CHAPTER = $(or $(OPERATOR_CHAPTER),$(CHAPTER))
 crd_kustomization = $(firstword $(if $(VARIANT),$(wildcard $(VARIANT)/crd)) $(wildcard chapters/$(shell printf %02d '$(CRD_CHAPTER)' 2>/dev/null)-*/crd) config/crd)
-CRD_BUILD_DIR := _output/crd
+CRD_BUILD_DIR := $(OUTPUT_DIR)/crd
 NO_COLOR ?= $(if $(CI),true,false)
 # A run that takes longer than this is stuck; Ginkgo then reports where.
 # One ginkgo command runs every suite of make test-chapters, and the timeout
@@ -294,9 +329,10 @@ E2E_PROCS ?= 4
 # role its markers ask for into VARIANT_OUT. test-chapter and run use it;
 # prove-chapter proves the lesson against it in place of chapter N-1.
 VARIANT ?=
-VARIANT_OUT := $(CURDIR)/_output/variant
+VARIANT_OUT := $(OUTPUT_DIR)/variant
+VARIANT_BIN := $(BIN)/operator-variant
 build_under_test = $(if $(VARIANT),build-variant,build)
-operator_under_test = $(BIN)/operator$(if $(VARIANT),-variant)
+operator_under_test = $(if $(VARIANT),$(VARIANT_BIN),$(BIN)/operator)
 # What a suite run against a variant needs: its role, and VARIANT for make
 # install (its crd/) and make docker-build (its overlay).
 variant_env = $(if $(VARIANT),VARIANT='$(VARIANT)' OPERATOR_ROLE=$(VARIANT_OUT)/role.yaml)
@@ -313,4 +349,4 @@ PROVED_BY_MUTANTS := 11
 # mutant is built (make build-variant) into bin/operator-variant, with its
 # role in VARIANT_OUT.
 prove = $(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(BIN)/prove --ginkgo $(GINKGO) --procs $(E2E_PROCS) $(if $(PROVE_TIMEOUT),--eventually-timeout $(PROVE_TIMEOUT)) \
-  --variant-bin $(BIN)/operator-variant --variant-role $(VARIANT_OUT)/role.yaml
+  --output-dir $(OUTPUT_DIR)/prove --mutants-dir $(OUTPUT_DIR)/mutants --variant-bin $(VARIANT_BIN) --variant-role $(VARIANT_OUT)/role.yaml

@@ -8,10 +8,10 @@
 # digest, which the same source always gives, so a new build is a new tag
 # and IfNotPresent never runs a stale image.
 IMAGE_REPOSITORY ?= example.com/redis-operator
-IMAGE_DIR := _output/image
+IMAGE_DIR := $(OUTPUT_DIR)/image
 IMAGE_ARCHIVE := $(IMAGE_DIR)/redis-operator.tar
 # make deploy writes its kustomization here: config/default with the image.
-DEPLOY_DIR := _output/deploy
+DEPLOY_DIR := $(OUTPUT_DIR)/deploy
 # How many replicas make deploy runs; empty keeps the Deployment's 2. With 0
 # it deploys the manifests and no pod, which is all the local backend, whose
 # nodes run no containers, can do.
@@ -75,12 +75,13 @@ load-image: docker-build cluster-up ## Put the operator's image on every node of
 deploy: docker-build cluster-tool install ## Deploy the operator (config/default, 2 replicas; its webhook from chapter 10) with the image just built, and wait for it (DEPLOY_REPLICAS=0: no pods).
 	@if [[ '$(DEPLOY_REPLICAS)' != 0 ]]; then $(load_image); fi
 	@mkdir -p $(DEPLOY_DIR); $(if $(WEBHOOK),$(webhook_certs);) image=$$(cat $(IMAGE_DIR)/name); \
+	config=$$(realpath -m --relative-to=$(DEPLOY_DIR) config); \
 	{ echo "# Written by make deploy: config/default with the image make docker-build made."; \
-	  echo "resources:"; echo "- ../../config/default"; \
+	  echo "resources:"; echo "- $$config/default"; \
 	  echo "images:"; echo "- name: controller"; echo "  newName: $${image%:*}"; echo "  newTag: $${image##*:}"; \
 	  if [[ -n '$(DEPLOY_REPLICAS)' ]]; then echo "replicas:"; echo "- name: $(DEPLOYMENT)"; echo "  count: $(DEPLOY_REPLICAS)"; fi; \
 	  if [[ -n '$(WEBHOOK)' ]]; then \
-	    echo "components:"; echo "- ../../config/webhook"; \
+	    echo "components:"; echo "- $$config/webhook"; \
 	    echo "secretGenerator:"; echo "- name: redis-operator-webhook-server-cert"; echo "  namespace: $(OPERATOR_NAMESPACE)"; \
 	    echo "  type: kubernetes.io/tls"; echo "  files:"; echo "  - certs/tls.crt"; echo "  - certs/tls.key"; \
 	    echo "generatorOptions:"; echo "  disableNameSuffixHash: true # so that a new certificate updates the Secret the pods mount"; \

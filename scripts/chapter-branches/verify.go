@@ -116,10 +116,10 @@ func runStep(ctx context.Context, w io.Writer, dir string, args ...string) error
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.Dir = dir
 	// A branch is a module of its own; nothing of the make or go.work that
-	// runs the generator applies to it.
+	// runs the generator applies to it, and its output is its own.
 	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool {
 		name, _, _ := strings.Cut(kv, "=")
-		return slices.Contains([]string{"MAKEFLAGS", "MAKELEVEL", "MFLAGS", "MAKEOVERRIDES", "GOWORK", "GOFLAGS"}, name)
+		return slices.Contains([]string{"MAKEFLAGS", "MAKELEVEL", "MFLAGS", "MAKEOVERRIDES", "GOWORK", "GOFLAGS", "OUTPUT_DIR"}, name)
 	})
 	cmd.Env = append(cmd.Env, "GOWORK=off")
 	out, err := cmd.CombinedOutput()

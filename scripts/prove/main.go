@@ -46,6 +46,7 @@ func run() error {
 	var (
 		chapter          int
 		ginkgo, outDir   string
+		mutantsDir       string
 		timeout, suiteTO string
 		procs            int
 		variant          variantFlags
@@ -53,6 +54,7 @@ func run() error {
 	flag.IntVar(&chapter, "chapter", 0, "the chapter whose lesson to prove (1 or more)")
 	flag.StringVar(&ginkgo, "ginkgo", "", "the Ginkgo CLI")
 	flag.StringVar(&outDir, "output-dir", "_output/prove", "where the runs' logs and JSON reports go")
+	flag.StringVar(&mutantsDir, "mutants-dir", "_output/mutants", "where the mutants' copies of their chapter go")
 	flag.StringVar(&timeout, "eventually-timeout", "", "Eventually's timeout in both runs (default: 20s on the local cluster, 90s elsewhere)")
 	flag.StringVar(&suiteTO, "suite-timeout", "20m", "Ginkgo's timeout for one run")
 	flag.IntVar(&procs, "procs", 1, "how many processes run the specs that are not Serial (Ginkgo's --procs)")
@@ -77,6 +79,8 @@ func run() error {
 			timeout = "20s"
 		}
 	}
+	// The paths printed are relative to the repository when inside it.
+	outDir, mutantsDir = shortPath(outDir), shortPath(mutantsDir)
 	suite := fmt.Sprintf("tests/chapter%02d", chapter)
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return err
@@ -88,7 +92,7 @@ func run() error {
 	base := runInput{ginkgo: ginkgo, suite: suite, outDir: outDir, chapter: chapter,
 		timeout: timeout, suiteTimeout: suiteTO, procs: procs}
 	mutantsIn := mutantsInput{run: base, chapterDir: dirs[0], only: *only, show: *show,
-		variantBin: variant.bin, roleFile: variant.role}
+		variantBin: variant.bin, roleFile: variant.role, dir: mutantsDir}
 	if *mutants {
 		return runMutants(mutantsIn, nil)
 	}
@@ -351,16 +355,8 @@ type redVerdict struct {
 // step is setup that the previous chapter could not pass: it proves
 // nothing about the lesson.
 func judgeRed(s types.SpecReport, ran bool) redVerdict {
-	if !ran {
-		return redVerdict{state: "did not run", problem: "it did not run"}
-	}
-	v := redVerdict{state: s.State.String()}
-	if !s.State.Is(types.SpecStateFailed | types.SpecStatePanicked | types.SpecStateTimedout) {
-		v.problem = "it " + s.State.String()
-		return v
-	}
-	if s.Failure.FailureNodeContext != types.FailureNodeIsLeafNode {
-		v.problem = fmt.Sprintf("it failed in its %s, not in its body: %s", s.Failure.FailureNodeType, why(s.Failure.Message))
+	v, failed := failedInBody(s, ran, "it")
+	if !failed {
 		return v
 	}
 	mark, ok := lessonStep(s)
@@ -370,6 +366,31 @@ func judgeRed(s types.SpecReport, ran bool) redVerdict {
 	}
 	v.ok, v.step = true, lastStep(s)
 	return v
+}
+
+// failedInBody is what a run that must fail shows first: the spec ran,
+// and failed, panicked or timed out in its body, not in a node around it.
+// If it did not, failed is false and v.problem says why, naming the spec
+// as who ("it", "its spec").
+func failedInBody(s types.SpecReport, ran bool, who string) (v redVerdict, failed bool) {
+	if !ran {
+		return redVerdict{state: "did not run", problem: who + " did not run"}, false
+	}
+	v = redVerdict{state: s.State.String()}
+	if !endedInFailure(s) {
+		v.problem = who + " " + s.State.String()
+		return v, false
+	}
+	if s.Failure.FailureNodeContext != types.FailureNodeIsLeafNode {
+		v.problem = fmt.Sprintf("%s failed in its %s, not in its body: %s", who, s.Failure.FailureNodeType, why(s.Failure.Message))
+		return v, false
+	}
+	return v, true
+}
+
+// endedInFailure: the spec failed, panicked or timed out.
+func endedInFailure(s types.SpecReport) bool {
+	return s.State.Is(types.SpecStateFailed | types.SpecStatePanicked | types.SpecStateTimedout)
 }
 
 // lessonStep finds the step that framework.LessonStep wrote.
@@ -418,4 +439,17 @@ func why(msg string) string {
 		}
 	}
 	return strings.Join(lines, " ")
+}
+
+// shortPath returns path relative to the working directory if it lies
+// inside it, else path.
+func shortPath(path string) string {
+	wd, err := os.Getwd()
+	if err != nil || !filepath.IsAbs(path) {
+		return path
+	}
+	if rel, err := filepath.Rel(wd, path); err == nil && filepath.IsLocal(rel) {
+		return rel
+	}
+	return path
 }

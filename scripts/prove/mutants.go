@@ -169,8 +169,10 @@ type mutantResult struct {
 
 // mutantsInput is what runMutants needs beyond the suite runs' own.
 type mutantsInput struct {
-	run                  runInput // the runs' ginkgo, suite, outDir, chapter, timeouts
-	chapterDir           string
+	run        runInput // the runs' ginkgo, suite, outDir, chapter, timeouts
+	chapterDir string
+	// dir holds each mutant's copy of its chapter, in chapterNN/name.
+	dir                  string
 	only                 string
 	variantBin, roleFile string
 	show                 bool
@@ -239,7 +241,7 @@ func runMutants(in mutantsInput, green *runResult) error {
 // runMutant applies a mutant to a copy of its chapter, builds the
 // operator with it (make build-variant) and runs its spec against it.
 func runMutant(in mutantsInput, m *mutant) (mutantResult, error) {
-	dir := filepath.Join("_output", "mutants", fmt.Sprintf("chapter%02d", m.chapter), m.name)
+	dir := filepath.Join(in.dir, fmt.Sprintf("chapter%02d", m.chapter), m.name)
 	if err := m.apply(in.chapterDir, dir); err != nil {
 		return mutantResult{}, err
 	}
@@ -332,17 +334,16 @@ func proveByMutants(in mutantsInput, green *runResult) error {
 // judgeMutant counts a mutant killed when its spec failed in its own body
 // in the step the mutant names: the last step before the failure.
 func judgeMutant(s types.SpecReport, ran bool, step string) redVerdict {
-	if !ran {
-		return redVerdict{state: "did not run", problem: "its spec did not run"}
-	}
-	v := redVerdict{state: s.State.String()}
-	if !s.State.Is(types.SpecStateFailed | types.SpecStatePanicked | types.SpecStateTimedout) {
-		v.problem = "it survived: its spec " + s.State.String()
+	v, failed := failedInBody(s, ran, "its spec")
+	switch {
+	case !ran:
+		return v
+	case !endedInFailure(s):
+		v.problem = "it survived: " + v.problem
 		return v
 	}
 	v.step = lastStep(s)
-	if s.Failure.FailureNodeContext != types.FailureNodeIsLeafNode {
-		v.problem = fmt.Sprintf("its spec failed in its %s, not in its body: %s", s.Failure.FailureNodeType, why(s.Failure.Message))
+	if !failed {
 		return v
 	}
 	if !sameStep(v.step, step) {

@@ -152,7 +152,7 @@ func expectCertRotation(ctx context.Context, ns string) {
 	replicas, err := c.Replicas(ctx)
 	Expect(err).NotTo(HaveOccurred())
 	restarts := c.Processes(ctx)
-	certDir := framework.RepoRoot() + "/" + framework.WebhookCertDir
+	certDir := framework.WebhookCertDir()
 	before, err := fileCertSerial(certDir + "/tls.crt")
 	Expect(err).NotTo(HaveOccurred())
 	// refused counts the webhook's answers to a colliding Redis (a

@@ -34,6 +34,26 @@ func ClusterFromEnv(ctx context.Context) (cluster.Provider, error) {
 	return p, nil
 }
 
+// OutputDir is where the suites write what they make (the operator's logs
+// and credentials, the cluster's logs) and make keeps the cluster's state:
+// OUTPUT_DIR, which the Makefile exports, or _output in the repository.
+func OutputDir() string {
+	dir := os.Getenv("OUTPUT_DIR")
+	switch {
+	case dir == "":
+		return filepath.Join(RepoRoot(), "_output")
+	case !filepath.IsAbs(dir):
+		return filepath.Join(RepoRoot(), dir)
+	}
+	return dir
+}
+
+// WebhookCertDir is where make deploy keeps the webhook's CA and serving
+// certificate (chapter 10 on).
+func WebhookCertDir() string {
+	return filepath.Join(OutputDir(), "deploy", "certs")
+}
+
 // RepoRoot is the directory that holds go.mod, found from the working
 // directory (Ginkgo runs each suite in its own package directory).
 func RepoRoot() string {

@@ -37,14 +37,14 @@ func (e *Env) Dump(ctx context.Context, ns string) {
 }
 
 // CollectClusterLogs collects the cluster's logs once, after a suite in
-// which a spec failed (kind's are exported to _output/cluster-logs/
+// which a spec failed (kind's are exported to OutputDir()/cluster-logs/
 // chapterNN; the local cluster's are files already), and reports the
 // tails of the files that matter most.
 func (e *Env) CollectClusterLogs(ctx context.Context) {
 	if !anySpecFailed(e.Chapter) || e.Cluster == nil {
 		return
 	}
-	dir := filepath.Join(RepoRoot(), "_output", "cluster-logs", fmt.Sprintf("chapter%02d", e.Chapter))
+	dir := filepath.Join(OutputDir(), "cluster-logs", fmt.Sprintf("chapter%02d", e.Chapter))
 	logDir, err := e.Cluster.CollectLogs(ctx, dir)
 	if err != nil {
 		AddReportEntry("collecting the cluster's logs", err.Error())

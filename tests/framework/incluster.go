@@ -35,10 +35,7 @@ const (
 	// operator's LeaderElectionID.
 	LeaseName         = "redis-operator.myapp.example.com"
 	MetricsReaderRole = "redis-operator-metrics-reader"
-	// WebhookCertDir is where make deploy keeps the webhook's CA and
-	// serving certificate (chapter 10 on), relative to the repository.
-	WebhookCertDir = "_output/deploy/certs"
-	webhookPort    = 9443
+	webhookPort       = 9443
 	// DeployedReplicas is the Deployment's replicas in config/manager.
 	DeployedReplicas = 2
 	metricsPort      = 8443
@@ -177,15 +174,15 @@ func (c *InCluster) startHosts(ctx context.Context) error {
 	}
 	args = append(args, "--leader-election-namespace="+OperatorNamespace)
 	root := RepoRoot()
-	kubeconfig := filepath.Join(root, "_output", "operator", fmt.Sprintf("chapter%02d-deployed.kubeconfig", c.env.Chapter))
+	kubeconfig := filepath.Join(OutputDir(), "operator", fmt.Sprintf("chapter%02d-deployed.kubeconfig", c.env.Chapter))
 	if err := c.env.tokenKubeconfig(ctx, OperatorNamespace, DeploymentServiceAccount, kubeconfig); err != nil {
 		return err
 	}
 	for i := range DeployedReplicas {
-		logPath := filepath.Join(root, "_output", "logs", fmt.Sprintf("chapter%02d-replica-%d.log", c.env.Chapter, i))
+		logPath := filepath.Join(OutputDir(), "logs", fmt.Sprintf("chapter%02d-replica-%d.log", c.env.Chapter, i))
 		r := &Replica{Name: fmt.Sprintf("replica-%d", i), logPath: logPath, webhookAddr: fmt.Sprintf("127.0.0.1:%d", c.webhookPorts[i]), opts: proc.OperatorOptions{
 			Binary: filepath.Join(root, "bin", "manager-linux"), Chapter: c.Chapter, Kubeconfig: kubeconfig, LogPath: logPath,
-			Args: append(slices.Clip(args), fmt.Sprintf("--webhook-port=%d", c.webhookPorts[i]), "--webhook-cert-dir="+filepath.Join(root, WebhookCertDir)),
+			Args: append(slices.Clip(args), fmt.Sprintf("--webhook-port=%d", c.webhookPorts[i]), "--webhook-cert-dir="+WebhookCertDir()),
 		}}
 		if err := r.start(ctx); err != nil {
 			return err
@@ -225,7 +222,7 @@ func (c *InCluster) Replicas(ctx context.Context) ([]*Replica, error) {
 // replicas is Replicas without the check; the failure dump uses it.
 func (c *InCluster) replicas(ctx context.Context) ([]*Replica, error) {
 	if !c.pods && c.remote {
-		return nil, fmt.Errorf("the host replicas run on parallel process 1, not %d; their logs are in _output/logs", GinkgoParallelProcess())
+		return nil, fmt.Errorf("the host replicas run on parallel process 1, not %d; their logs are in %s", GinkgoParallelProcess(), filepath.Join(OutputDir(), "logs"))
 	}
 	if !c.pods {
 		var running []*Replica

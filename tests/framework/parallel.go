@@ -57,7 +57,7 @@ func mustBeSerial(what string) {
 // failedMarker is a file that says a spec of this suite failed, on any
 // process, so that process 1 collects the cluster's logs at the end.
 func failedMarker(chapter int) string {
-	return filepath.Join(RepoRoot(), "_output", "logs", fmt.Sprintf("chapter%02d.failed", chapter))
+	return filepath.Join(OutputDir(), "logs", fmt.Sprintf("chapter%02d.failed", chapter))
 }
 
 // markFailed records that a spec failed (see failedMarker).
