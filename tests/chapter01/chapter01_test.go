@@ -40,8 +40,8 @@ var _ = Describe("A Redis", func() {
 
 	// Not a lesson spec: with no operator (the chapter before chapter 1),
 	// nothing reconciles at all, so no failure there could show
-	// idempotence. It was checked by breaking it once: a reconcile that
-	// creates another pod for each one that exists fails it.
+	// idempotence. Its mutant (chapters/01-create-pods/mutants/
+	// replaces-every-pod.patch) shows that it can fail.
 	It("keeps exactly its pods when reconciled again", func(ctx SpecContext) {
 		env.CreateRedis(ctx, ns, "cache", 2)
 		uids := env.PodUIDs(ctx, ns, "cache")

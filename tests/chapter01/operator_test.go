@@ -32,6 +32,7 @@ var _ = Describe("bin/operator", func() {
 		Expect(operator.Run(ctx, "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}")).
 			To(Equal("system:serviceaccount:" + framework.OperatorNamespace + ":" + framework.OperatorServiceAccount))
 		Expect(operator.Run(ctx, "auth", "can-i", "create", "pods", "-n", "default")).To(Equal("yes\n"))
+		By("asking whether the operator may list Secrets, which the chapter never reads: no")
 		out, err := operator.Run(ctx, "auth", "can-i", "list", "secrets", "-n", "default")
 		Expect(err).To(HaveOccurred(), "kubectl auth can-i exits 1 for no")
 		Expect(out).To(Equal("no\n"))

@@ -37,14 +37,17 @@ var _ = Describe("A Redis", func() {
 
 	// Not a lesson spec: chapter 1 has no finalizer, so its Redis goes at
 	// once whatever happened to its pods, and the one red it can show is
-	// the spec before's (the pods stay). It was checked by breaking it
-	// once: a delete loop that returns the pod's NotFound error, as the
-	// original code did, leaves this Redis in Terminating and fails it.
+	// the spec before's (the pods stay). Its mutant
+	// (chapters/02-finalizer-tracking/mutants/notfound-is-an-error.patch)
+	// is a delete loop that returns the pod's NotFound error, as the
+	// original code did: the Redis stays in Terminating.
 	It("is deleted even when one of its pods was deleted first", func(ctx SpecContext) {
 		Eventually(env.Finalizers).WithContext(ctx).WithArguments(ns, "cache").Should(HaveLen(3), "the Redis does not record its pods")
+		By("deleting cache-1 first")
 		env.MustKubectl(ctx, "delete", "pod", "cache-1", "-n", ns)
 		env.ExpectGone(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cache-1"}})
 
+		By("deleting the Redis: it goes, and its other pods with it")
 		env.MustKubectl(ctx, "delete", "redis", "cache", "-n", ns, "--wait=false")
 
 		env.ExpectGone(ctx, &myappv1.Redis{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cache"}})

@@ -115,6 +115,7 @@ var _ = Describe("A pod, with chapter 8", func() {
 		env.ExpectAvailable(ctx, ns, "cache")
 		uid := env.PodUIDs(ctx, ns, "cache")["cache-2"]
 
+		By("removing the managed-by label of cache-2: the operator puts it back on the same pod")
 		env.MustKubectl(ctx, "label", "pod", "cache-2", "-n", ns, "app.kubernetes.io/managed-by-")
 		Eventually(func(g Gomega) map[string]string {
 			p, err := env.Pod(ctx, ns, "cache-2")

@@ -122,6 +122,7 @@ func expectOneLeaderOthersIdle(ctx context.Context, ns string) {
 	env.CreateRedis(ctx, ns, "cache", 2)
 	token := env.MetricsToken(ctx, ns, "scraper", true)
 
+	By("the leader started its controller and reconciles; the standby waits for the Lease and reconciles nothing")
 	for _, r := range replicas {
 		log := c.Log(ctx, r)
 		m := replicaMetrics(ctx, r, token)

@@ -112,9 +112,9 @@ func RebuildSpec(in SpecInput) bool {
 
 		// Never a lesson spec: chapter 4 rebuilds nothing, so its Redis
 		// deletes cleanly too, and the spec fails against it only because
-		// no pod comes back. It was checked by breaking it once: a delete
-		// that also runs the create loop (a pod rebuilt while its Redis
-		// goes) fails it.
+		// no pod comes back. Chapter 5's mutant
+		// keeps-the-redis-for-its-pods (a pod rebuilt while its Redis
+		// goes) shows that it can fail.
 		It("does not stop the Redis from being deleted, leaving nothing behind", func(ctx SpecContext) {
 			expectRedisDeletionLeavesNothing(ctx, e, ns)
 		})
@@ -181,9 +181,9 @@ func StatusSpec(in SpecInput) bool {
 		})
 
 		// Never a lesson spec: chapter 5 has no status, so the one red it
-		// can show is the spec before's. It was checked by breaking it
-		// once: a status that keeps the generation it first observed
-		// fails it.
+		// can show is the spec before's. Chapter 6's mutant
+		// keeps-first-generation (a status that keeps the generation it
+		// first observed) shows that it can fail.
 		It("follows a scale-down, and becomes Available again", func(ctx SpecContext) {
 			expectStatusFollowsScaleDown(ctx, e, ns)
 		})

@@ -197,12 +197,13 @@ func expectStatusShowsReadyPods(ctx context.Context, e *Env, ns string) {
 func expectStatusFollowsScaleDown(ctx context.Context, e *Env, ns string) {
 	GinkgoHelper()
 	e.ExpectAvailable(ctx, ns, "cache")
+	By("scaling down to 1: the status observes the new generation, counts one pod and is Available")
 	e.MustKubectl(ctx, "scale", "redis/cache", "--replicas=1", "-n", ns)
 
 	Eventually(func(g Gomega) {
 		redis, err := e.Redis(ctx, ns, "cache")
 		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(redis.Status.ObservedGeneration).To(Equal(redis.Generation))
+		g.Expect(redis.Status.ObservedGeneration).To(Equal(redis.Generation), "the status has not observed the Redis' generation")
 		g.Expect(redis.Status.Replicas).To(BeEquivalentTo(1))
 		g.Expect(redis.Status.ReadyReplicas).To(BeEquivalentTo(1))
 		g.Expect(meta.IsStatusConditionTrue(redis.Status.Conditions, "Available")).To(BeTrue())
@@ -220,6 +221,7 @@ func expectNoWriteWhenSteady(ctx context.Context, e *Env, ns string) {
 	// may be going on (no other spec's namespace being deleted).
 	e.SettledReconcileTotal(ctx, ns)
 
+	By("touching the Redis: the operator reconciles it and writes nothing")
 	var before float64
 	e.ExpectReconcile(ctx, ns, "cache", func() {
 		var err error
