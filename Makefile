@@ -300,7 +300,9 @@ test: vet lint verify-manifests unit test-chapters try-it ## The test command: c
 
 .PHONY: clean
 clean: cluster-down ## Stop the test clusters and remove bin/ and _output/ (the Kubernetes cache stays).
-	rm -rf $(BIN) _output $(OUTPUT_DIR)
+	@for lane in $(wildcard $(OUTPUT_DIR)/lane-*); do $(MAKE) --no-print-directory cluster-down CLUSTER=local OUTPUT_DIR=$$lane; done
+	rm -rf $(BIN) _output
+	$(if $(filter-out $(CURDIR)/_output,$(OUTPUT_DIR)),@echo "OUTPUT_DIR=$(OUTPUT_DIR) is yours: remove it yourself")
 
 include scripts/deploy.mk
 

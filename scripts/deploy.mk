@@ -8,10 +8,12 @@
 # digest, which the same source always gives, so a new build is a new tag
 # and IfNotPresent never runs a stale image.
 IMAGE_REPOSITORY ?= example.com/redis-operator
-IMAGE_DIR := $(OUTPUT_DIR)/image
+# OUTPUT_DIR as the messages show it: from the checkout when inside it.
+output_dir := $(patsubst $(CURDIR)/%,%,$(OUTPUT_DIR))
+IMAGE_DIR := $(output_dir)/image
 IMAGE_ARCHIVE := $(IMAGE_DIR)/redis-operator.tar
 # make deploy writes its kustomization here: config/default with the image.
-DEPLOY_DIR := $(OUTPUT_DIR)/deploy
+DEPLOY_DIR := $(output_dir)/deploy
 # How many replicas make deploy runs; empty keeps the Deployment's 2. With 0
 # it deploys the manifests and no pod, which is all the local backend, whose
 # nodes run no containers, can do.

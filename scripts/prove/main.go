@@ -194,7 +194,13 @@ type runResult struct {
 func runSuite(in runInput) (*runResult, error) {
 	name := in.name()
 	res := &runResult{runInput: in, log: filepath.Join(in.outDir, name+".log")}
-	args := []string{"-v", "--no-color", "--tags=e2e", fmt.Sprintf("--procs=%d", in.procs), "--timeout=" + in.suiteTimeout,
+	procs := in.procs
+	if len(in.focus) == 1 {
+		// One spec: the other processes would only start and wait, on
+		// cores that another lane may be using.
+		procs = 1
+	}
+	args := []string{"-v", "--no-color", "--tags=e2e", fmt.Sprintf("--procs=%d", procs), "--timeout=" + in.suiteTimeout,
 		"--json-report=" + name + ".json", "--output-dir=" + in.outDir}
 	what := "the whole suite"
 	switch {
