@@ -351,4 +351,4 @@ PROVED_BY_MUTANTS := 11
 # mutant is built (make build-variant) into bin/operator-variant, with its
 # role in VARIANT_OUT.
 prove = $(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(BIN)/prove --ginkgo $(GINKGO) --procs $(E2E_PROCS) $(if $(PROVE_TIMEOUT),--eventually-timeout $(PROVE_TIMEOUT)) \
-  --output-dir $(OUTPUT_DIR)/prove --mutants-dir $(OUTPUT_DIR)/mutants --variant-bin $(VARIANT_BIN) --variant-role $(VARIANT_OUT)/role.yaml
+  --output-dir $(output_dir)/prove --mutants-dir $(output_dir)/mutants --variant-bin $(VARIANT_BIN) --variant-role $(VARIANT_OUT)/role.yaml

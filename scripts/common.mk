@@ -53,6 +53,8 @@ apiserver-start: cluster-tool ## Start again the kube-apiserver that apiserver-s
 	@$(with_kubeconfig) $(BIN)/cluster start-apiserver --state-dir $(LOCAL_CLUSTER_DIR)
 
 # ---- helpers ----------------------------------------------------------------
+# OUTPUT_DIR as messages show it: from the checkout when inside it.
+output_dir = $(patsubst $(CURDIR)/%,%,$(OUTPUT_DIR))
 # Suites run with Ginkgo's --procs=E2E_PROCS (see each Makefile's E2E_PROCS).
 ginkgo_e2e = $(GINKGO) --tags=e2e --procs=$(E2E_PROCS) $(GINKGO_FLAGS)
 KUBECTL_CMD = $(if $(wildcard $(KUBECTL)),$(KUBECTL),kubectl)

@@ -8,8 +8,6 @@
 # digest, which the same source always gives, so a new build is a new tag
 # and IfNotPresent never runs a stale image.
 IMAGE_REPOSITORY ?= example.com/redis-operator
-# OUTPUT_DIR as the messages show it: from the checkout when inside it.
-output_dir := $(patsubst $(CURDIR)/%,%,$(OUTPUT_DIR))
 IMAGE_DIR := $(output_dir)/image
 IMAGE_ARCHIVE := $(IMAGE_DIR)/redis-operator.tar
 # make deploy writes its kustomization here: config/default with the image.

@@ -79,8 +79,6 @@ func run() error {
 			timeout = "20s"
 		}
 	}
-	// The paths printed are relative to the repository when inside it.
-	outDir, mutantsDir = shortPath(outDir), shortPath(mutantsDir)
 	suite := fmt.Sprintf("tests/chapter%02d", chapter)
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return err
@@ -445,17 +443,4 @@ func why(msg string) string {
 		}
 	}
 	return strings.Join(lines, " ")
-}
-
-// shortPath returns path relative to the working directory if it lies
-// inside it, else path.
-func shortPath(path string) string {
-	wd, err := os.Getwd()
-	if err != nil || !filepath.IsAbs(path) {
-		return path
-	}
-	if rel, err := filepath.Rel(wd, path); err == nil && filepath.IsLocal(rel) {
-		return rel
-	}
-	return path
 }
