@@ -218,7 +218,7 @@ test-chapters: check-test-chapters $(GINKGO) build cluster-up ## Run every chapt
 
 .PHONY: test-faults
 test-faults: $(GINKGO) build cluster-up ## Crash the latest chapter's operator after each of its writes in turn; every run must end as the run without a crash does.
-	@$(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(ginkgo_e2e) --label-filter=crash-sweep tests/chapter$(shell printf %02d $(LATEST_CHAPTER))
+	@$(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(ginkgo_e2e) --fail-on-empty --label-filter=crash-sweep tests/chapter$(shell printf %02d $(LATEST_CHAPTER))
 
 .PHONY: bench
 bench: build cluster-up install ## Benchmark chapters 5, 7 and 8 against a StatefulSet and a ReplicaSet (BENCH_SAMPLES, BENCH_N, BENCH_UNRELATED_PODS, BENCH_FLAGS); table on stdout, samples in _output/bench/.

@@ -36,8 +36,17 @@ const (
 	// makes (a create, update, patch or delete, of an object or of its
 	// status) with its number, and exits with CrashExitCode right after
 	// the N-th, whatever the API server answered. 0 logs and never exits:
-	// that is how a run counts its writes.
+	// that is how a run counts its writes. It can name the write instead
+	// of numbering it, as the log does: "delete Pod cache-4#1" is the
+	// first delete of a pod cache-4 (in any namespace), "patch status
+	// Redis cache#3" the third patch of that Redis' status. A name stays
+	// with its write when other writes come and go: how many status
+	// patches a run makes depends on how events fall together.
 	EnvCrashAfterWrite = "FAULT_CRASH_AFTER_WRITE"
+	// EnvCrashBeforeWrite names a write in the same way: the operator
+	// exits right before it is sent. That is right after the write before
+	// it, whichever that was in this run.
+	EnvCrashBeforeWrite = "FAULT_CRASH_BEFORE_WRITE"
 	// EnvConflictOnce, set to true, answers each write with 409 Conflict,
 	// as a write that lost a race would be, the first time it is made: it
 	// is not sent. The same write made again (the same verb, object and,
@@ -58,9 +67,27 @@ const (
 
 // faults are the faults the environment asks for.
 type faults struct {
-	crashAfter   int // -1: none
+	crashAfter int // -1: none
+	// crashAt names the write to crash at ("" none), right before it if
+	// crashBefore.
+	crashAt      string
+	crashBefore  bool
 	conflictOnce bool
 	stalePods    bool
+}
+
+// writeName checks the name of a write, as the log gives it: a verb, with
+// its subresource if any, a kind, an object's name and, after #, which of
+// the writes of that name it is, from 1.
+func writeName(env, v string) (string, error) {
+	fields := strings.Fields(v)
+	if len(fields) == 3 || len(fields) == 4 {
+		name, k, _ := strings.Cut(fields[len(fields)-1], "#")
+		if n, err := strconv.Atoi(k); name != "" && err == nil && n >= 1 {
+			return strings.Join(fields, " "), nil
+		}
+	}
+	return "", fmt.Errorf(`%s must name a write as the log does, such as "delete Pod cache-4#1", got %q`, env, v)
 }
 
 // faultsFromEnv reads the faults from the environment; an invalid value is
@@ -75,7 +102,20 @@ func faultsFromEnv() (faults, error) {
 		return n, nil
 	}
 	var err error
-	if os.Getenv(EnvCrashAfterWrite) != "" {
+	after, before := os.Getenv(EnvCrashAfterWrite), os.Getenv(EnvCrashBeforeWrite)
+	switch {
+	case after != "" && before != "":
+		return f, fmt.Errorf("%s and %s ask for two crashes: set one", EnvCrashAfterWrite, EnvCrashBeforeWrite)
+	case before != "":
+		f.crashBefore = true
+		if f.crashAt, err = writeName(EnvCrashBeforeWrite, before); err != nil {
+			return f, err
+		}
+	case strings.ContainsAny(after, "# "):
+		if f.crashAt, err = writeName(EnvCrashAfterWrite, after); err != nil {
+			return f, err
+		}
+	case after != "":
 		if f.crashAfter, err = number(EnvCrashAfterWrite, 0); err != nil {
 			return f, err
 		}
@@ -90,7 +130,7 @@ func faultsFromEnv() (faults, error) {
 	return f, nil
 }
 
-func (f faults) writes() bool { return f.crashAfter >= 0 || f.conflictOnce }
+func (f faults) writes() bool { return f.crashAfter >= 0 || f.crashAt != "" || f.conflictOnce }
 
 // apply sets the manager's options for the faults: a client whose writes
 // go through a writeFaults, and pod informers behind a watchGate. It
@@ -106,7 +146,7 @@ func (f faults) apply(opts *ctrl.Options) *watchGate {
 			}
 			return interceptor.NewClient(c, w.funcs()), nil
 		}
-		log.Info("Fault injection on: writes", "crashAfterWrite", f.crashAfter, "conflictOnce", f.conflictOnce)
+		log.Info("Fault injection on: writes", "crashAfterWrite", f.crashAfter, "crashAt", f.crashAt, "crashBefore", f.crashBefore, "conflictOnce", f.conflictOnce)
 	}
 	if !f.stalePods {
 		return nil
@@ -154,15 +194,18 @@ type writeFaults struct {
 	faults
 	mu sync.Mutex
 	n  int
+	// named counts the writes of each verb, kind and name.
+	named map[string]int
 	// made holds the writes made once, for conflictOnce.
 	made map[string]bool
 	// exit ends the process; a test replaces it.
 	exit func(int)
 }
 
-// write numbers one write, refuses it or sends it with send, logs it and,
-// if it is the one to crash after, exits. For conflictOnce, a patch is the
-// same write as another only if it patches the same way.
+// write numbers and names one write; exits if it is the one to crash
+// before; refuses it or sends it with send, logs it and, if it is the one
+// to crash after, exits. For conflictOnce, a patch is the same write as
+// another only if it patches the same way.
 func (w *writeFaults) write(c client.Client, verb string, obj client.Object, patch client.Patch, send func() error) error {
 	w.mu.Lock()
 	defer w.mu.Unlock() // one write at a time: the numbers are the order the API server saw
@@ -173,6 +216,18 @@ func (w *writeFaults) write(c client.Client, verb string, obj client.Object, pat
 		if m, err := c.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version); err == nil {
 			resource = m.Resource.GroupResource()
 		}
+	}
+	if w.named == nil {
+		w.named = map[string]int{}
+	}
+	name := verb + " " + kind + " " + obj.GetName()
+	w.named[name]++
+	name = fmt.Sprintf("%s#%d", name, w.named[name])
+	log := ctrl.Log.WithName("faults").WithValues("n", w.n, "write", name, "verb", verb, "kind", kind, "object", obj.GetNamespace()+"/"+obj.GetName())
+	if w.crashBefore && name == w.crashAt {
+		log.Info("Crashing before write, as " + EnvCrashBeforeWrite + " asks")
+		w.exit(CrashExitCode)
+		return errors.New("crashed before the write") // only a test's exit returns
 	}
 	key := verb + " " + kind + " " + obj.GetNamespace() + "/" + obj.GetName()
 	if patch != nil {
@@ -192,12 +247,11 @@ func (w *writeFaults) write(c client.Client, verb string, obj client.Object, pat
 	} else {
 		err = send()
 	}
-	log := ctrl.Log.WithName("faults").WithValues("n", w.n, "verb", verb, "kind", kind, "object", obj.GetNamespace()+"/"+obj.GetName())
 	if err != nil {
 		log = log.WithValues("error", err.Error())
 	}
 	log.Info("Write")
-	if w.n == w.crashAfter {
+	if w.n == w.crashAfter || (!w.crashBefore && name == w.crashAt) {
 		log.Info("Crashing after write, as " + EnvCrashAfterWrite + " asks")
 		w.exit(CrashExitCode)
 	}

@@ -16,13 +16,22 @@ import (
 
 func TestFaultsFromEnv(t *testing.T) {
 	tests := []struct {
-		crash, conflict, stale string
-		want                   faults
-		wantErr                bool
+		crash, before, conflict, stale string
+		want                           faults
+		wantErr                        bool
 	}{
 		{want: faults{crashAfter: -1}},
 		{crash: "0", want: faults{crashAfter: 0}},
 		{crash: "7", conflict: "true", stale: "true", want: faults{crashAfter: 7, conflictOnce: true, stalePods: true}},
+		{crash: "delete Pod cache-4#1", want: faults{crashAfter: -1, crashAt: "delete Pod cache-4#1"}},
+		{crash: " patch  status Redis cache#12 ", want: faults{crashAfter: -1, crashAt: "patch status Redis cache#12"}},
+		{before: "create Pod cache-0#2", want: faults{crashAfter: -1, crashAt: "create Pod cache-0#2", crashBefore: true}},
+		{crash: "3", before: "create Pod cache-0#1", wantErr: true},
+		{before: "3", wantErr: true},
+		{before: " ", wantErr: true},
+		{crash: "delete Pod cache-4", wantErr: true},
+		{crash: "delete Pod cache-4#0", wantErr: true},
+		{crash: "delete cache-4#1", wantErr: true},
 		{crash: "-1", wantErr: true},
 		{crash: "seven", wantErr: true},
 		{conflict: "2", wantErr: true},
@@ -30,17 +39,18 @@ func TestFaultsFromEnv(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Setenv(EnvCrashAfterWrite, tt.crash)
+		t.Setenv(EnvCrashBeforeWrite, tt.before)
 		t.Setenv(EnvConflictOnce, tt.conflict)
 		t.Setenv(EnvStalePods, tt.stale)
 		got, err := faultsFromEnv()
 		if tt.wantErr {
 			if err == nil {
-				t.Errorf("crash=%q conflict=%q stale=%q: want an error, got %+v", tt.crash, tt.conflict, tt.stale, got)
+				t.Errorf("crash=%q before=%q conflict=%q stale=%q: want an error, got %+v", tt.crash, tt.before, tt.conflict, tt.stale, got)
 			}
 			continue
 		}
 		if err != nil || got != tt.want {
-			t.Errorf("crash=%q conflict=%q stale=%q: got %+v, %v; want %+v", tt.crash, tt.conflict, tt.stale, got, err, tt.want)
+			t.Errorf("crash=%q before=%q conflict=%q stale=%q: got %+v, %v; want %+v", tt.crash, tt.before, tt.conflict, tt.stale, got, err, tt.want)
 		}
 	}
 }
@@ -85,6 +95,30 @@ func TestCrashAfterWrite(t *testing.T) {
 	}
 	if w.n != 4 || len(*exits) != 1 {
 		t.Errorf("writes %d, exits %v; want 4 writes and one exit", w.n, *exits)
+	}
+}
+
+// A write named is crashed after, or before, whatever its number: the
+// second create of pod a, in any namespace.
+func TestCrashAtNamedWrite(t *testing.T) {
+	ctx := context.Background()
+	for _, before := range []bool{false, true} {
+		c, w, exits := faultClient(t, faults{crashAfter: -1, crashAt: "create Pod a#2", crashBefore: before})
+		other := pod("a")
+		other.Namespace = "other"
+		for _, p := range []*corev1.Pod{pod("b"), pod("a"), other} {
+			err := c.Create(ctx, p)
+			if crashed := len(*exits) == 1; crashed != (p == other) {
+				t.Fatalf("before=%t: exits %v after the create of %s/%s, the %d-th write", before, *exits, p.Namespace, p.Name, w.n)
+			}
+			if p == other && before && err == nil {
+				t.Errorf("before=%t: the create the operator crashed before returned no error", before)
+			}
+		}
+		err := c.Get(ctx, client.ObjectKeyFromObject(other), &corev1.Pod{})
+		if sent := err == nil; sent == before {
+			t.Errorf("before=%t: the write named was sent: %t (get = %v)", before, sent, err)
+		}
 	}
 }
 

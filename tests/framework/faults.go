@@ -19,10 +19,11 @@ import (
 // The environment variables of the operator's faults, and the status it
 // exits with when it crashes on purpose.
 const (
-	EnvCrashAfterWrite = "FAULT_CRASH_AFTER_WRITE"
-	EnvConflictOnce    = "FAULT_CONFLICT_ONCE"
-	EnvStalePods       = "FAULT_STALE_PODS"
-	crashExitCode      = 3
+	EnvCrashAfterWrite  = "FAULT_CRASH_AFTER_WRITE"
+	EnvCrashBeforeWrite = "FAULT_CRASH_BEFORE_WRITE"
+	EnvConflictOnce     = "FAULT_CONFLICT_ONCE"
+	EnvStalePods        = "FAULT_STALE_PODS"
+	crashExitCode       = 3
 )
 
 // NewFaultSuite registers the BeforeSuite and AfterSuite of a suite that
@@ -50,10 +51,15 @@ func NewFaultSuite(chapter int) *Env {
 // refuses every such pod ("cannot set blockOwnerDeletion ... cannot find
 // RESTMapping"); the operator retries until it can. A clean run that
 // started then would count dozens of refused creates, which are the
-// cluster's, not the operator's: the sweep would crash after each.
+// cluster's, not the operator's: the sweep would crash after each. The
+// dry run is the operator's, made with its credentials: the plugin needs
+// the mapping only for a user who may not set finalizers on everything,
+// so the admin's create passes at once.
 func (e *Env) WaitForOwnerMapping(ctx context.Context) {
 	GinkgoHelper()
-	By("waiting until the API server admits a pod owned by a Redis (a server-side dry run)")
+	By("waiting until the API server admits a pod owned by a Redis, created by the operator's ServiceAccount (a server-side dry run)")
+	operator, err := NewClient(e.Operator.Kubeconfig)
+	Expect(err).NotTo(HaveOccurred())
 	yes := true
 	Eventually(func() error {
 		pod := &corev1.Pod{
@@ -63,7 +69,7 @@ func (e *Env) WaitForOwnerMapping(ctx context.Context) {
 			}}},
 			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: "redis:7.0"}}},
 		}
-		return e.Client.Create(ctx, pod, client.DryRunAll)
+		return operator.Create(ctx, pod, client.DryRunAll)
 	}).WithContext(ctx).WithTimeout(2 * time.Minute).Should(Succeed())
 }
 
@@ -74,8 +80,13 @@ type Write struct {
 	Kind   string `json:"kind"`
 	Object string `json:"object"`
 	Error  string `json:"error"`
-	// Crash is true on the line that says the operator exits after it.
-	Crash bool `json:"-"`
+	// Name is how the faults name it: its verb, kind, object's name and,
+	// after #, which of the writes of that name it is ("delete Pod
+	// cache-4#1").
+	Name string `json:"write"`
+	// Crash is true on the line that says the operator exits after it, or
+	// before it if Before.
+	Crash, Before bool `json:"-"`
 }
 
 func (w Write) String() string {
@@ -100,7 +111,8 @@ func WritesIn(log string) []Write {
 		if err := json.Unmarshal([]byte(fields[4]), &w); err != nil || w.N == 0 {
 			continue
 		}
-		w.Crash = strings.HasPrefix(fields[3], "Crashing after write")
+		w.Before = strings.HasPrefix(fields[3], "Crashing before write")
+		w.Crash = w.Before || strings.HasPrefix(fields[3], "Crashing after write")
 		if w.Crash || fields[3] == "Write" {
 			writes = append(writes, w)
 		}
