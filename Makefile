@@ -153,6 +153,9 @@ verify-manifests: $(CONTROLLER_GEN) ## Fail if the generated CRD, RBAC or deepco
 	if [[ $$stale == 1 ]]; then echo "error: generated files are stale; run 'make manifests' and commit the result" >&2; exit 1; fi; \
 	echo "Generated files are up to date"
 
+.PHONY: tools
+tools: $(GOLANGCI_LINT) $(CONTROLLER_GEN) $(GINKGO) ## Install the pinned tools into bin/: golangci-lint, controller-gen, the Ginkgo CLI.
+
 .PHONY: vet
 vet: ## Run go vet, and check formatting and go.mod tidiness.
 	@go mod tidy -diff || { echo "error: go.mod/go.sum are not tidy; run 'go mod tidy'" >&2; exit 1; }
