@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -15,8 +16,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
@@ -33,7 +36,7 @@ import (
 // behind. The chapter 11 suite sets them; so can you, see the README.
 const (
 	// EnvCrashAfterWrite is a number N: the operator logs each write it
-	// makes (a create, update, patch or delete, of an object or of its
+	// makes (a create, update, patch, apply or delete, of an object or of its
 	// status) with its number, and exits with CrashExitCode right after
 	// the N-th, whatever the API server answered. 0 logs and never exits:
 	// that is how a run counts its writes. It can name the write instead
@@ -259,7 +262,8 @@ func (w *writeFaults) write(c client.Client, verb string, obj client.Object, pat
 }
 
 // funcs are the interceptor's functions: every write, of an object or of
-// a subresource (status), goes through write.
+// a subresource (status), goes through write; reads do not (a unit test
+// checks every field of interceptor.Funcs).
 func (w *writeFaults) funcs() interceptor.Funcs {
 	return interceptor.Funcs{
 		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
@@ -277,6 +281,13 @@ func (w *writeFaults) funcs() interceptor.Funcs {
 		DeleteAllOf: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteAllOfOption) error {
 			return w.write(c, "deletecollection", obj, nil, func() error { return c.DeleteAllOf(ctx, obj, opts...) })
 		},
+		Apply: func(ctx context.Context, c client.WithWatch, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+			u, patch, err := applied(obj)
+			if err != nil {
+				return err
+			}
+			return w.write(c, "apply", u, patch, func() error { return c.Apply(ctx, obj, opts...) })
+		},
 		SubResourceCreate: func(ctx context.Context, c client.Client, sub string, obj, subObj client.Object, opts ...client.SubResourceCreateOption) error {
 			return w.write(c, "create "+sub, obj, nil, func() error { return c.SubResource(sub).Create(ctx, obj, subObj, opts...) })
 		},
@@ -286,7 +297,28 @@ func (w *writeFaults) funcs() interceptor.Funcs {
 		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
 			return w.write(c, "patch "+sub, obj, patch, func() error { return c.SubResource(sub).Patch(ctx, obj, patch, opts...) })
 		},
+		SubResourceApply: func(ctx context.Context, c client.Client, sub string, obj runtime.ApplyConfiguration, opts ...client.SubResourceApplyOption) error {
+			u, patch, err := applied(obj)
+			if err != nil {
+				return err
+			}
+			return w.write(c, "apply "+sub, u, patch, func() error { return c.SubResource(sub).Apply(ctx, obj, opts...) })
+		},
 	}
+}
+
+// applied is what write needs of a server-side apply: its configuration
+// as an object, for its kind and name, and as a patch, for its data.
+func applied(obj runtime.ApplyConfiguration) (*unstructured.Unstructured, client.Patch, error) {
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, nil, err
+	}
+	data, err := json.Marshal(m)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &unstructured.Unstructured{Object: m}, client.RawPatch(types.ApplyPatchType, data), nil
 }
 
 // watchGate holds watches: while it is held, the events of every watch

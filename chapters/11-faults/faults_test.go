@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"reflect"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -119,6 +121,30 @@ func TestCrashAtNamedWrite(t *testing.T) {
 		if sent := err == nil; sent == before {
 			t.Errorf("before=%t: the write named was sent: %t (get = %v)", before, sent, err)
 		}
+	}
+}
+
+// Every write method of the client goes through the faults, and no read:
+// a field of interceptor.Funcs that this test does not know fails it until
+// it is hooked, or named a read here.
+func TestEveryWriteIntercepted(t *testing.T) {
+	reads := map[string]bool{"Get": true, "List": true, "Watch": true, "SubResource": true, "SubResourceGet": true}
+	funcs := reflect.ValueOf((&writeFaults{}).funcs())
+	for i := range funcs.NumField() {
+		name, hooked := funcs.Type().Field(i).Name, !funcs.Field(i).IsNil()
+		if hooked == reads[name] {
+			t.Errorf("interceptor.Funcs.%s: hooked %t, a read %t: hook every write, and no read", name, hooked, reads[name])
+		}
+	}
+}
+
+// A server-side apply is a write, named by its kind and name, crashed
+// after whatever the server answered.
+func TestApplyIsAWrite(t *testing.T) {
+	c, w, exits := faultClient(t, faults{crashAfter: -1, crashAt: "apply Pod a#1"})
+	_ = c.Apply(context.Background(), corev1ac.Pod("a", "default").WithLabels(map[string]string{"k": "v"}), client.FieldOwner("test"))
+	if w.named["apply Pod a"] != 1 || len(*exits) != 1 {
+		t.Errorf("writes named %v, exits %v; want one apply of pod a, crashed after", w.named, *exits)
 	}
 }
 
