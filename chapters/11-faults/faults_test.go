@@ -188,28 +188,29 @@ func TestWatchGate(t *testing.T) {
 	src := watch.NewFake()
 	w := gate.through(src)
 	defer w.Stop()
-	next := func() (string, bool) {
+	// next is the next event, as "ADDED a", or "" if none comes.
+	next := func() string {
 		select {
 		case e := <-w.ResultChan():
-			return e.Object.(*corev1.Pod).Name, true
+			return string(e.Type) + " " + e.Object.(*corev1.Pod).Name
 		case <-time.After(200 * time.Millisecond):
-			return "", false
+			return ""
 		}
 	}
 
 	go src.Add(pod("a"))
-	if name, ok := next(); !ok || name != "a" {
-		t.Fatalf("open gate: got %q, %v; want a", name, ok)
+	if got := next(); got != "ADDED a" {
+		t.Fatalf("open gate: got %q; want ADDED a", got)
 	}
 	gate.hold()
-	go func() { src.Add(pod("b")); src.Delete(pod("b")) }()
-	if name, ok := next(); ok {
-		t.Fatalf("held gate let %q through", name)
+	go func() { src.Add(pod("b")); src.Modify(pod("b")); src.Delete(pod("b")) }()
+	if got := next(); got != "" {
+		t.Fatalf("held gate let %q through", got)
 	}
 	gate.release()
-	for _, want := range []string{"b", "b"} {
-		if name, ok := next(); !ok || name != want {
-			t.Fatalf("released gate: got %q, %v; want %s", name, ok, want)
+	for _, want := range []string{"ADDED b", "MODIFIED b", "DELETED b"} {
+		if got := next(); got != want {
+			t.Fatalf("released gate: got %q; want %s, the events in the order they came", got, want)
 		}
 	}
 }
