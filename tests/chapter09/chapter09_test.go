@@ -243,11 +243,13 @@ func expectProjectedToken(ctx context.Context) {
 	c.ExpectReplicasRun(ctx)
 	pod := &corev1.Pod{}
 	if c.Pods() {
+		By("reading a replica's pod, as the kubelet runs it")
 		replicas, err := c.Replicas(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(replicas).NotTo(BeEmpty())
 		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: framework.OperatorNamespace, Name: replicas[0].Name}, pod)).To(Succeed())
 	} else {
+		By("this backend's nodes run no pods: reading the pod the API server makes from the Deployment's template, in a server-side dry run")
 		dep := &appsv1.Deployment{}
 		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: framework.OperatorNamespace, Name: framework.Deployment}, dep)).To(Succeed())
 		pod.ObjectMeta = metav1.ObjectMeta{Namespace: framework.OperatorNamespace, GenerateName: framework.Deployment + "-", Labels: dep.Spec.Template.Labels}
