@@ -154,7 +154,15 @@ verify-manifests: $(CONTROLLER_GEN) ## Fail if the generated CRD, RBAC or deepco
 	echo "Generated files are up to date"
 
 .PHONY: tools
-tools: $(GOLANGCI_LINT) $(CONTROLLER_GEN) $(GINKGO) ## Install the pinned tools into bin/: golangci-lint, controller-gen, the Ginkgo CLI.
+tools: $(GOLANGCI_LINT) test-tools ## Install the pinned tools into bin/: golangci-lint, controller-gen, the Ginkgo CLI.
+
+.PHONY: test-tools
+test-tools: $(CONTROLLER_GEN) $(GINKGO) ## Install the tools the suites and make prove-chapter use into bin/: controller-gen, the Ginkgo CLI.
+
+# bin/prove; go build is a no-op when nothing changed.
+.PHONY: prove-tool
+prove-tool:
+	@go build -o $(BIN)/prove ./scripts/prove
 
 .PHONY: vet
 vet: ## Run go vet, and check formatting and go.mod tidiness.
@@ -238,24 +246,20 @@ bench-smoke: ## Run every phase of make bench once, small (minutes): it must end
 	@grep -q "^chapter [0-9]*'s targets:" $(OUTPUT_DIR)/bench-smoke.log || { echo "error: make bench printed no verdicts" >&2; exit 1; }
 
 .PHONY: prove-chapter
-prove-chapter: check-chapter-1 $(GINKGO) build $(if $(VARIANT),build-variant) $(CONTROLLER_GEN) cluster-up ## Prove chapter N's lesson: its lesson specs fail against chapter N-1 (chapter 11: against its mutants; VARIANT=dir: against that variant of chapter N) after their lesson step, its suite passes, its mutants are killed: make prove-chapter 5
-	@go build -o $(BIN)/prove ./scripts/prove
+prove-chapter: check-chapter-1 $(GINKGO) build prove-tool $(if $(VARIANT),build-variant) $(CONTROLLER_GEN) cluster-up ## Prove chapter N's lesson: its lesson specs fail against chapter N-1 (chapter 11: against its mutants; VARIANT=dir: against that variant of chapter N) after their lesson step, its suite passes, its mutants are killed: make prove-chapter 5
 	@$(prove) --chapter $(CHAPTER) $(if $(VARIANT),--variant '$(VARIANT)',$(if $(filter $(CHAPTER),$(PROVED_BY_MUTANTS)),--against-mutants) --with-mutants)
 
 .PHONY: mutants
-mutants: check-chapter-1 $(GINKGO) build $(CONTROLLER_GEN) cluster-up ## Run chapter N's mutants (chapters/NN-slug/mutants): each must fail its spec, in its step: make mutants 5
-	@go build -o $(BIN)/prove ./scripts/prove
+mutants: check-chapter-1 $(GINKGO) build prove-tool $(CONTROLLER_GEN) cluster-up ## Run chapter N's mutants (chapters/NN-slug/mutants): each must fail its spec, in its step: make mutants 5
 	@$(prove) --chapter $(CHAPTER) --mutants
 
 .PHONY: mutant
-mutant: check-chapter-1 $(GINKGO) build $(CONTROLLER_GEN) cluster-up ## Show one mutant of chapter N and run its spec against it: make mutant 5 NAME
+mutant: check-chapter-1 $(GINKGO) build prove-tool $(CONTROLLER_GEN) cluster-up ## Show one mutant of chapter N and run its spec against it: make mutant 5 NAME
 	@if [[ -z '$(MUTANT)' ]]; then echo "error: name the mutant: make mutant $(CHAPTER) NAME (ls chapters/$(NN)-*/mutants)" >&2; exit 2; fi
-	@go build -o $(BIN)/prove ./scripts/prove
 	@$(prove) --chapter $(CHAPTER) --mutants --mutant '$(MUTANT)' --show
 
 .PHONY: prove-chapters
-prove-chapters: check-prove-lanes $(GINKGO) build $(CONTROLLER_GEN) cluster-up ## Prove every chapter's lesson (and run every suite, and every mutant): make prove-chapter for each (PROVE_LANES="1-8 9-11": those ranges at once, each but the first on a local cluster of its own).
-	@go build -o $(BIN)/prove ./scripts/prove
+prove-chapters: check-prove-lanes $(GINKGO) build prove-tool $(CONTROLLER_GEN) cluster-up ## Prove every chapter's lesson (and run every suite, and every mutant): make prove-chapter for each (PROVE_LANES="1-8 9-11": those ranges at once, each but the first on a local cluster of its own).
 	@lanes=($(prove_lanes)); \
 	if (( $${#lanes[@]} == 1 )); then $(MAKE) --no-print-directory prove-range RANGE=$${lanes[0]}; exit; fi; \
 	stop_lanes() { for lane in "$${lanes[@]:1}"; do $(MAKE) --no-print-directory cluster-down CLUSTER=local OUTPUT_DIR=$(OUTPUT_DIR)/lane-$$lane || true; done; }; \
@@ -268,7 +272,7 @@ prove-chapters: check-prove-lanes $(GINKGO) build $(CONTROLLER_GEN) cluster-up #
 
 # Chapters FROM-TO of prove-chapters, in turn, on the cluster of OUTPUT_DIR.
 .PHONY: prove-range
-prove-range: $(GINKGO) build $(CONTROLLER_GEN) cluster-up
+prove-range: $(GINKGO) build prove-tool $(CONTROLLER_GEN) cluster-up
 	@for n in $$(seq $(subst -, ,$(RANGE))); do \
 	  $(prove) --chapter $$n $$([[ " $(PROVED_BY_MUTANTS) " == *" $$n "* ]] && echo --against-mutants) --with-mutants || exit 1; done
 
@@ -334,8 +338,8 @@ E2E_PROCS ?= 4
 # role its markers ask for into VARIANT_OUT. test-chapter and run use it;
 # prove-chapter proves the lesson against it in place of chapter N-1.
 VARIANT ?=
-VARIANT_OUT := $(OUTPUT_DIR)/variant
-VARIANT_BIN := $(BIN)/operator-variant
+VARIANT_OUT ?= $(OUTPUT_DIR)/variant
+VARIANT_BIN ?= $(BIN)/operator-variant
 build_under_test = $(if $(VARIANT),build-variant,build)
 operator_under_test = $(if $(VARIANT),$(VARIANT_BIN),$(BIN)/operator)
 # What a suite run against a variant needs: its role, and VARIANT for make
@@ -350,8 +354,9 @@ check-variant:
 # before: chapter 11's lesson is its fault switches' specs, which fail
 # against chapter 10 for want of a switch, not of the fix they prove.
 PROVED_BY_MUTANTS := 11
-# bin/prove against the cluster; the targets add --chapter. A variant or a
-# mutant is built (make build-variant) into bin/operator-variant, with its
-# role in VARIANT_OUT.
+# bin/prove against the cluster; the targets add --chapter. A variant is
+# built (make build-variant) into bin/operator-variant, with its role in
+# VARIANT_OUT; each mutant into a directory of its own under the mutants'
+# (prove builds them ahead of their runs).
 prove = $(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(BIN)/prove --ginkgo $(GINKGO) --procs $(E2E_PROCS) $(if $(PROVE_TIMEOUT),--eventually-timeout $(PROVE_TIMEOUT)) \
   --output-dir $(output_dir)/prove --mutants-dir $(output_dir)/mutants --variant-bin $(VARIANT_BIN) --variant-role $(VARIANT_OUT)/role.yaml

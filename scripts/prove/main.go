@@ -62,15 +62,15 @@ func run() error {
 	flag.StringVar(&variant.dir, "variant", "", "prove the lesson against this variant of chapter N (make build-variant builds it) in place of chapter N-1")
 	flag.StringVar(&variant.bin, "variant-bin", "", "with --variant: the operator built with it")
 	flag.StringVar(&variant.role, "variant-role", "", "with --variant: the role generated from its markers")
-	mutants := flag.Bool("mutants", false, "run chapter N's mutants (chapters/NN-slug/mutants/*.patch) instead, each against its spec; make build-variant builds each into --variant-bin and --variant-role")
+	mutants := flag.Bool("mutants", false, "run chapter N's mutants (chapters/NN-slug/mutants/*.patch) instead, each against its spec; make build-variant builds each, ahead of its run, under --mutants-dir")
 	only := flag.String("mutant", "", "with --mutants: only this one")
 	show := flag.Bool("show", false, "with --mutants: print each mutant's change first")
 	withMutants := flag.Bool("with-mutants", false, "after proving the lesson, run the chapter's mutants, each against its spec (the whole suite's run against the chapter shows that those specs pass)")
 	byMutants := flag.Bool("against-mutants", false, "prove the lesson against the chapter's own mutants of its lesson specs (each lesson spec must have one) in place of chapter N-1")
 	flag.Parse()
 	if chapter < 1 || ginkgo == "" || procs < 1 || flag.NArg() > 0 ||
-		(variant.dir != "" || *mutants || *byMutants || *withMutants) && (variant.bin == "" || variant.role == "") {
-		return errors.New("usage: prove --chapter N --ginkgo PATH [--eventually-timeout D] [--procs N] [--variant DIR | --against-mutants] [--with-mutants] [--variant-bin PATH --variant-role PATH]\n       prove --chapter N --ginkgo PATH --mutants [--mutant NAME] [--show] --variant-bin PATH --variant-role PATH")
+		variant.dir != "" && (variant.bin == "" || variant.role == "") {
+		return errors.New("usage: prove --chapter N --ginkgo PATH [--eventually-timeout D] [--procs N] [--variant DIR --variant-bin PATH --variant-role PATH | --against-mutants] [--with-mutants]\n       prove --chapter N --ginkgo PATH --mutants [--mutant NAME] [--show]")
 	}
 	if timeout == "" {
 		timeout = "90s"
@@ -99,8 +99,15 @@ func run() error {
 	defer func() { fmt.Printf("=== chapter %d: %s of runs\n", chapter, time.Since(start).Round(time.Second)) }()
 	base := runInput{ginkgo: ginkgo, suite: compiled, outDir: outDir, chapter: chapter,
 		timeout: timeout, suiteTimeout: suiteTO, procs: procs}
-	mutantsIn := mutantsInput{run: base, chapterDir: dirs[0], only: *only, show: *show,
-		variantBin: variant.bin, roleFile: variant.role, dir: mutantsDir}
+	mutantsIn := mutantsInput{run: base, chapterDir: dirs[0], only: *only, show: *show, dir: mutantsDir}
+	if *mutants || *withMutants || *byMutants {
+		// Built while the runs before theirs wait for the cluster.
+		ms, err := readMutants(mutantsIn.chapterDir, chapter, *only)
+		if err != nil {
+			return err
+		}
+		mutantsIn.builds = buildAhead(mutantsIn, ms)
+	}
 	if *mutants {
 		return runMutants(mutantsIn, nil)
 	}
@@ -181,11 +188,17 @@ type runInput struct {
 	label                 string
 	timeout, suiteTimeout string
 	procs                 int
+	// failFast: the run's spec may stop at its first failure (Ginkgo's
+	// --fail-fast; the crash sweep reads it), for a run whose verdict
+	// one failure decides.
+	failFast bool
 }
 
 // variantFlags name a variant of a chapter: its directory, the operator
-// built with it and the role generated from its markers.
-type variantFlags struct{ dir, bin, role string }
+// built with it and the role generated from its markers; out, if set, is
+// where make build-variant wrote them (its VARIANT_OUT, whose overlay
+// make docker-build reads).
+type variantFlags struct{ dir, bin, role, out string }
 
 // against names the operator a run is against, for the reader.
 func (in runInput) against() string {
@@ -227,6 +240,9 @@ func runSuite(in runInput) (*runResult, error) {
 	}
 	args := []string{"-v", "--no-color", fmt.Sprintf("--procs=%d", procs), "--timeout=" + in.suiteTimeout,
 		"--json-report=" + name + ".json", "--output-dir=" + in.outDir}
+	if in.failFast {
+		args = append(args, "--fail-fast")
+	}
 	what := "the whole suite"
 	switch {
 	case len(in.focus) > 0:
@@ -250,13 +266,16 @@ func runSuite(in runInput) (*runResult, error) {
 	// A variant named in the environment applies to the variant's run
 	// only.
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
-		return strings.HasPrefix(kv, "VARIANT=") || strings.HasPrefix(kv, "OPERATOR_ROLE=")
+		return strings.HasPrefix(kv, "VARIANT=") || strings.HasPrefix(kv, "VARIANT_OUT=") || strings.HasPrefix(kv, "OPERATOR_ROLE=")
 	})
 	cmd.Env = append(env, fmt.Sprintf("OPERATOR_CHAPTER=%d", in.operator), "E2E_EVENTUALLY_TIMEOUT="+in.timeout)
 	if in.variant.dir != "" {
 		// The variant's operator and role; VARIANT for the suite's make
 		// install (the variant's crd/, if any) and make docker-build.
 		cmd.Env = append(cmd.Env, "OPERATOR_BIN="+in.variant.bin, "OPERATOR_ROLE="+in.variant.role, "VARIANT="+in.variant.dir)
+		if in.variant.out != "" {
+			cmd.Env = append(cmd.Env, "VARIANT_OUT="+in.variant.out)
+		}
 	}
 	cmd.Stdout, cmd.Stderr = logf, logf
 	res.exitErr = cmd.Run()

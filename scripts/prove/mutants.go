@@ -172,10 +172,11 @@ type mutantsInput struct {
 	run        runInput // the runs' ginkgo, suite, outDir, chapter, timeouts
 	chapterDir string
 	// dir holds each mutant's copy of its chapter, in chapterNN/name.
-	dir                  string
-	only                 string
-	variantBin, roleFile string
-	show                 bool
+	dir  string
+	only string
+	show bool
+	// builds, if set, holds the mutants' builds, made ahead.
+	builds mutantBuilds
 	// skipSpecs are specs whose mutants runMutants leaves out.
 	skipSpecs map[string]bool
 }
@@ -238,22 +239,72 @@ func runMutants(in mutantsInput, green *runResult) error {
 	return mutantsVerdict(in.run.chapter, results)
 }
 
-// runMutant applies a mutant to a copy of its chapter, builds the
-// operator with it (make build-variant) and runs its spec against it.
-func runMutant(in mutantsInput, m *mutant) (mutantResult, error) {
-	dir := filepath.Join(in.dir, fmt.Sprintf("chapter%02d", m.chapter), m.name)
-	if err := m.apply(in.chapterDir, dir); err != nil {
-		return mutantResult{}, err
+// builtMutant is a mutant applied to a copy of its chapter and built.
+type builtMutant struct {
+	variant variantFlags
+	err     error
+}
+
+// mutantBuilds holds each mutant's build, by name, made ahead of its run.
+type mutantBuilds map[string]chan builtMutant
+
+// buildAhead applies and builds ms, one after the other, in the
+// background: a suite run mostly waits for the cluster, so the builds
+// (niced) take the CPU it leaves, and each mutant's run finds its
+// operator built. Each builds into a directory of its own.
+func buildAhead(in mutantsInput, ms []*mutant) mutantBuilds {
+	builds := mutantBuilds{}
+	for _, m := range ms {
+		builds[m.name] = make(chan builtMutant, 1)
 	}
+	go func() {
+		for _, m := range ms {
+			builds[m.name] <- buildMutant(in, m)
+		}
+	}()
+	return builds
+}
+
+// buildMutant applies a mutant to a copy of its chapter and builds the
+// operator with it (make build-variant), with the role from its markers.
+func buildMutant(in mutantsInput, m *mutant) builtMutant {
+	base := filepath.Join(in.dir, fmt.Sprintf("chapter%02d", m.chapter), m.name)
+	out, err := filepath.Abs(base + ".build")
+	if err != nil {
+		return builtMutant{err: err}
+	}
+	v := variantFlags{dir: base, bin: filepath.Join(out, "operator"), role: filepath.Join(out, "role.yaml"), out: out}
+	if err := m.apply(in.chapterDir, v.dir); err != nil {
+		return builtMutant{err: err}
+	}
+	build := exec.Command("nice", "-n", "10", "make", "--no-print-directory", "build-variant", fmt.Sprintf("CHAPTER=%d", m.chapter),
+		"VARIANT="+v.dir, "VARIANT_OUT="+v.out, "VARIANT_BIN="+v.bin)
+	if msg, err := build.CombinedOutput(); err != nil {
+		return builtMutant{err: fmt.Errorf("building the mutant %s: %v\n%s", m.name, err, msg)}
+	}
+	return builtMutant{variant: v}
+}
+
+// runMutant runs a mutant's spec against the operator built with it
+// (by buildAhead, or here if it did not).
+func runMutant(in mutantsInput, m *mutant) (mutantResult, error) {
 	fmt.Printf("--- mutant %s: %s\n", m.name, m.bug)
-	build := exec.Command("make", "--no-print-directory", "build-variant", fmt.Sprintf("CHAPTER=%d", m.chapter), "VARIANT="+dir)
-	if out, err := build.CombinedOutput(); err != nil {
-		return mutantResult{}, fmt.Errorf("building the mutant %s: %v\n%s", m.name, err, out)
+	var b builtMutant
+	if ch, ok := in.builds[m.name]; ok {
+		b = <-ch
+	} else {
+		b = buildMutant(in, m)
+	}
+	if b.err != nil {
+		return mutantResult{}, b.err
 	}
 	start := time.Now()
 	run := in.run
 	run.operator, run.focus, run.label = m.chapter, []string{m.spec}, "mutant-"+m.name
-	run.variant = variantFlags{dir: dir, bin: in.variantBin, role: in.roleFile}
+	// One failure kills the mutant, or shows it failed elsewhere: a spec
+	// that collects its failures (the crash sweep) need not go on.
+	run.failFast = true
+	run.variant = b.variant
 	res, err := runSuite(run)
 	if err != nil {
 		return mutantResult{}, err

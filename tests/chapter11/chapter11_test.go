@@ -132,6 +132,10 @@ type SweepSummary struct {
 	// Failures says, for each run that did not end as the clean run did,
 	// or did not crash as asked, why.
 	Failures []string
+	// Stopped: the sweep stopped at its first failure (Ginkgo's
+	// --fail-fast), leaving Left points not run.
+	Stopped bool
+	Left    int
 }
 
 func (s SweepSummary) String() string {
@@ -143,8 +147,12 @@ func (s SweepSummary) String() string {
 	if len(s.Missed) > 0 {
 		missed = fmt.Sprintf(" (%v)", s.Missed)
 	}
-	return fmt.Sprintf("crash sweep: %d writes in the clean run, %d distinct; %d runs; crashed right after: %s; right before a write: %d; points not reached twice: %d%s; %d failures",
-		s.Writes, len(s.Names), s.Runs, strings.Join(after, ", "), s.CrashedBefore, len(s.Missed), missed, len(s.Failures))
+	stopped := ""
+	if s.Stopped {
+		stopped = fmt.Sprintf(" (--fail-fast: stopped there, %d points not run)", s.Left)
+	}
+	return fmt.Sprintf("crash sweep: %d writes in the clean run, %d distinct; %d runs; crashed right after: %s; right before a write: %d; points not reached twice: %d%s; %d failures%s",
+		s.Writes, len(s.Names), s.Runs, strings.Join(after, ", "), s.CrashedBefore, len(s.Missed), missed, len(s.Failures), stopped)
 }
 
 // expectCrashSweep runs Scenario once with the operator counting its
@@ -152,7 +160,10 @@ func (s SweepSummary) String() string {
 // with the operator crashed there and restarted at once. A run that did
 // not reach its point is made again once. Every run that crashed must
 // reach the clean run's state after every step, and every write of the
-// clean run must have been crashed after at least once.
+// clean run must have been crashed after at least once. The sweep runs
+// every point and reports every failing run, unless Ginkgo runs with
+// --fail-fast: then it stops at the first (prove's mutant runs do: one
+// failing run is the verdict).
 func expectCrashSweep(ctx context.Context) {
 	steps := scenario()
 	By("the clean run: the scenario with the operator counting its writes")
@@ -184,7 +195,12 @@ func expectCrashSweep(ctx context.Context) {
 	AddReportEntry("the clean run's writes", strings.Join(lines, "\n"))
 
 	points := crashPoints(writes)
+	suiteConfig, _ := GinkgoConfiguration()
 	for i, point := range points {
+		if suiteConfig.FailFast && len(summary.Failures) > 0 {
+			summary.Stopped, summary.Left = true, len(points)-i
+			break
+		}
 		for try := 1; try <= 2; try++ {
 			By(fmt.Sprintf("run %d of %d, try %d: crash %s", i+1, len(points), try, point))
 			reached, failure := crashRun(ctx, steps, clean, point)
