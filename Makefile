@@ -270,9 +270,8 @@ prove-chapters: check-prove-lanes $(GINKGO) build prove-tool $(CONTROLLER_GEN) c
 	done; \
 	status=0; for pid in "$${pids[@]}"; do wait $$pid || status=1; done; exit $$status
 
-# Chapters FROM-TO of prove-chapters, in turn, on the cluster of OUTPUT_DIR.
 .PHONY: prove-range
-prove-range: $(GINKGO) build prove-tool $(CONTROLLER_GEN) cluster-up
+prove-range: check-range $(GINKGO) build prove-tool $(CONTROLLER_GEN) cluster-up ## Prove chapters FROM-TO in turn, as make prove-chapters does, on the cluster of OUTPUT_DIR: make prove-range RANGE=1-6
 	@for n in $$(seq $(subst -, ,$(RANGE))); do \
 	  $(prove) --chapter $$n $$([[ " $(PROVED_BY_MUTANTS) " == *" $$n "* ]] && echo --against-mutants) --with-mutants || exit 1; done
 
@@ -283,6 +282,11 @@ prove-range: $(GINKGO) build prove-tool $(CONTROLLER_GEN) cluster-up
 # end. Empty: every chapter in one lane.
 PROVE_LANES ?=
 prove_lanes = $(or $(PROVE_LANES),1-$(LATEST_CHAPTER))
+.PHONY: check-range
+check-range:
+	@if [[ ! '$(RANGE)' =~ ^([0-9]+)-([0-9]+)$$ ]] || (( BASH_REMATCH[1] < 1 || BASH_REMATCH[1] > BASH_REMATCH[2] || BASH_REMATCH[2] > $(LATEST_CHAPTER) )); then \
+	  echo "error: RANGE='$(RANGE)' is not a range of chapters FROM-TO within 1-$(LATEST_CHAPTER), as in make prove-range RANGE=1-6" >&2; exit 2; fi
+
 .PHONY: check-prove-lanes
 check-prove-lanes:
 	@want=$$(seq -s ' ' 1 $(LATEST_CHAPTER)); got=""; \
