@@ -265,7 +265,7 @@ prove-chapters: check-prove-lanes $(GINKGO) build prove-tool $(CONTROLLER_GEN) c
 	stop_lanes() { for lane in "$${lanes[@]:1}"; do $(MAKE) --no-print-directory cluster-down CLUSTER=local OUTPUT_DIR=$(OUTPUT_DIR)/lane-$$lane || true; done; }; \
 	trap stop_lanes EXIT; pids=(); \
 	for lane in "$${lanes[@]}"; do \
-	  args=(); if [[ $$lane != "$${lanes[0]}" ]]; then args=(CLUSTER=local OUTPUT_DIR=$(OUTPUT_DIR)/lane-$$lane VARIANT_BIN=$(OUTPUT_DIR)/lane-$$lane/operator-variant); fi; \
+	  args=(); if [[ $$lane != "$${lanes[0]}" ]]; then args=(CLUSTER=local OUTPUT_DIR=$(OUTPUT_DIR)/lane-$$lane); fi; \
 	  { $(MAKE) --no-print-directory prove-range RANGE=$$lane "$${args[@]}" 2>&1 | sed -u "s/^/[$$lane] /"; } & pids+=($$!); \
 	done; \
 	status=0; for pid in "$${pids[@]}"; do wait $$pid || status=1; done; exit $$status

@@ -132,10 +132,9 @@ type SweepSummary struct {
 	// Failures says, for each run that did not end as the clean run did,
 	// or did not crash as asked, why.
 	Failures []string
-	// Stopped: the sweep stopped at its first failure (Ginkgo's
-	// --fail-fast), leaving Left points not run.
-	Stopped bool
-	Left    int
+	// Left counts the points not run: the sweep stopped at its first
+	// failure (Ginkgo's --fail-fast).
+	Left int
 }
 
 func (s SweepSummary) String() string {
@@ -148,7 +147,7 @@ func (s SweepSummary) String() string {
 		missed = fmt.Sprintf(" (%v)", s.Missed)
 	}
 	stopped := ""
-	if s.Stopped {
+	if s.Left > 0 {
 		stopped = fmt.Sprintf(" (--fail-fast: stopped there, %d points not run)", s.Left)
 	}
 	return fmt.Sprintf("crash sweep: %d writes in the clean run, %d distinct; %d runs; crashed right after: %s; right before a write: %d; points not reached twice: %d%s; %d failures%s",
@@ -198,7 +197,7 @@ func expectCrashSweep(ctx context.Context) {
 	suiteConfig, _ := GinkgoConfiguration()
 	for i, point := range points {
 		if suiteConfig.FailFast && len(summary.Failures) > 0 {
-			summary.Stopped, summary.Left = true, len(points)-i
+			summary.Left = len(points) - i
 			break
 		}
 		for try := 1; try <= 2; try++ {
