@@ -24,6 +24,7 @@ var (
 	_ = framework.RebuildSpec(framework.SpecInput{Env: env})
 	_ = framework.ScaleSpec(framework.SpecInput{Env: env})
 	_ = framework.StatusSpec(framework.SpecInput{Env: env})
+	_ = framework.SteadySpec(framework.SpecInput{Env: env})
 	_ = framework.EndedPodSpec(framework.SpecInput{Env: env})
 	_ = framework.ForeignPodSpec(framework.SpecInput{Env: env})
 	_ = framework.NoFinalizerSpec(framework.SpecInput{Env: env})

@@ -146,6 +146,14 @@ func ScaleSpec(in SpecInput) bool {
 			}
 		})
 
+		// Never a lesson spec: chapter 5, which creates every missing pod
+		// too, passes it. Chapter 6's mutant one-pod-per-pass (the
+		// learner's controller of the series, seed 004, creates one pod
+		// per pass) shows that it can fail.
+		It("creates the pods after one whose name another pod took", func(ctx SpecContext) {
+			expectScaleUpPastTakenName(ctx, e, ns)
+		})
+
 		if !in.RecordsPods {
 			return
 		}
@@ -190,6 +198,22 @@ func StatusSpec(in SpecInput) bool {
 
 		It("is not written while nothing changes: reconciling a steady Redis sends no write", Serial, func(ctx SpecContext) {
 			expectNoWriteWhenSteady(ctx, e, ns)
+		})
+	})
+}
+
+// SteadySpec proves that the operator leaves a Redis alone once it is
+// as its spec says (chapter 6 on): a reconcile that finds nothing to do
+// asks for no other; the watches bring the next change.
+func SteadySpec(in SpecInput) bool {
+	checkEnv("SteadySpec", in.Env)
+	return Describe("A steady Redis", func() {
+		// Never a lesson spec: no chapter requeues a steady Redis. Chapter
+		// 6's mutant requeues-always (the learner's controller of the
+		// series, seed 004, returns Requeue: true from every pass) shows
+		// that it can fail.
+		It("is reconciled when it changes, and not requeued after: the watches bring the next change", func(ctx SpecContext) {
+			expectNoRequeueWhenSteady(ctx, in.Env, newCache(ctx, in.Env, false))
 		})
 	})
 }

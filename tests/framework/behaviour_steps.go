@@ -86,6 +86,7 @@ func expectRedisDeletionLeavesNothing(ctx context.Context, e *Env, ns string) {
 	had := e.PodUIDs(ctx, ns, "cache")
 
 	By("deleting the Redis: it goes, and its pods go, and no pod is created for it")
+	log := e.Operator.LogOffset()
 	e.MustKubectl(ctx, "delete", "redis", "cache", "-n", ns, "--wait=false")
 	oldPods := func(g Gomega) []string {
 		pods, err := e.Pods(ctx, ns, "cache")
@@ -105,6 +106,20 @@ func expectRedisDeletionLeavesNothing(ctx context.Context, e *Env, ns string) {
 		redisGone(g)
 	}).WithContext(ctx).Should(Succeed())
 	Consistently(oldPods).WithContext(ctx).Should(BeEmpty())
+
+	// A reconcile that fails is retried, with a longer wait each time,
+	// until one succeeds: the last one tells whether the operator is done.
+	By("the operator is done with the deleted Redis: its last reconcile of it returned no error")
+	e.WaitForIdle(ctx, ns, "cache")
+	var last *ReconcileCall
+	for _, c := range e.Operator.ReconcilesSince(log) {
+		if c.Namespace == ns && c.Name == "cache" {
+			last = &c
+		}
+	}
+	if last != nil {
+		Expect(last.Failed).To(BeFalse(), "the last reconcile of the deleted Redis %s/cache returned an error: a Redis that is gone is retried forever (the operator's log says which error)", ns)
+	}
 }
 
 // expectForeignPodSurvivesRedisDeletion: a pod that someone else created
@@ -166,6 +181,28 @@ func expectScaleDownAndUp(ctx context.Context, e *Env, ns string) {
 	e.MustKubectl(ctx, "scale", "redis/cache", "--replicas=4", "-n", ns)
 	Eventually(e.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(Equal(PodNames("cache", 4)),
 		"the scale-up did not create cache-1 to cache-3")
+}
+
+// expectScaleUpPastTakenName: a pod that no Redis controls takes the name
+// cache-3; Redis cache, scaled up to 5, still creates cache-4, and leaves
+// that pod alone. One pod that cannot be created does not hold up the
+// others.
+func expectScaleUpPastTakenName(ctx context.Context, e *Env, ns string) {
+	GinkgoHelper()
+	By("creating a pod named cache-3 that no Redis controls, and scaling up to 5")
+	_, err := e.Apply(ctx, ForeignPodManifest(ns, "cache-3"))
+	Expect(err).NotTo(HaveOccurred())
+	foreign, err := e.Pod(ctx, ns, "cache-3")
+	Expect(err).NotTo(HaveOccurred())
+	e.MustKubectl(ctx, "scale", "redis/cache", "--replicas=5", "-n", ns)
+
+	By("the operator creates cache-4, and leaves the pod named cache-3 alone")
+	Eventually(e.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(Equal([]string{"cache-0", "cache-1", "cache-2", "cache-4"}),
+		"the pod whose name was taken held up the pods after it")
+	p, err := e.Pod(ctx, ns, "cache-3")
+	Expect(err).NotTo(HaveOccurred())
+	Expect(p.UID).To(Equal(foreign.UID), "the pod that no Redis controls was replaced")
+	Expect(p.OwnerReferences).To(BeEmpty(), "the pod that no Redis controls was adopted")
 }
 
 // expectStatusShowsReadyPods: Redis cache (three pods) becomes Available,
@@ -230,6 +267,24 @@ func expectNoWriteWhenSteady(ctx context.Context, e *Env, ns string) {
 		e.TouchRedis(ctx, ns, "cache")
 	})
 	Expect(e.Operator.WriteRequests(ctx)).To(Equal(before), "the reconcile of a steady Redis wrote to the API server")
+}
+
+// expectNoRequeueWhenSteady: Redis cache, Available, is touched: the
+// operator reconciles it, and no reconcile of it since asks to be
+// requeued (Requeue or RequeueAfter).
+func expectNoRequeueWhenSteady(ctx context.Context, e *Env, ns string) {
+	GinkgoHelper()
+	e.ExpectAvailable(ctx, ns, "cache")
+
+	By("touching the Redis: the operator reconciles it, and asks for no other reconcile")
+	e.WaitForIdle(ctx, ns, "cache")
+	log := e.Operator.LogOffset()
+	e.TouchRedis(ctx, ns, "cache")
+	this := And(HaveField("Namespace", ns), HaveField("Name", "cache"))
+	Eventually(func() []ReconcileCall { return e.Operator.ReconcilesSince(log) }).WithContext(ctx).
+		Should(ContainElement(And(this, HaveField("Done", true))), "the operator did not reconcile the touched Redis %s/cache", ns)
+	Expect(e.Operator.ReconcilesSince(log)).NotTo(ContainElement(And(this, HaveField("Requeued", true))),
+		"a reconcile of the steady Redis %s/cache asked to be requeued (\"Reconcile done, requeueing\" in the operator's log)", ns)
 }
 
 // expectEndedPodReplaced: pod cache-1, made to end (phase Failed, as after

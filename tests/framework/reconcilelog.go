@@ -25,6 +25,10 @@ type ReconcileCall struct {
 	// Failed is true when the call returned an error ("Reconciler
 	// error").
 	Failed bool
+	// Requeued is true when the call returned a result that asks for
+	// another reconcile ("Reconcile done, requeueing…"): Requeue or
+	// RequeueAfter.
+	Requeued bool
 }
 
 // reconcileEvent is one log line of a reconcile: its start or its end.
@@ -61,7 +65,8 @@ func parseReconcileLog(log string) []reconcileEvent {
 			continue
 		}
 		events = append(events, reconcileEvent{
-			call:  ReconcileCall{ID: kv.ReconcileID, Namespace: kv.Namespace, Name: kv.Name, Done: !start, Failed: msg == "Reconciler error"},
+			call: ReconcileCall{ID: kv.ReconcileID, Namespace: kv.Namespace, Name: kv.Name, Done: !start,
+				Failed: msg == "Reconciler error", Requeued: strings.HasPrefix(msg, "Reconcile done")},
 			start: start,
 		})
 	}
@@ -78,7 +83,7 @@ func reconcileCalls(log string) []ReconcileCall {
 			index[ev.call.ID] = len(calls)
 			calls = append(calls, ev.call)
 		} else if i, ok := index[ev.call.ID]; ok {
-			calls[i].Done, calls[i].Failed = true, ev.call.Failed
+			calls[i].Done, calls[i].Failed, calls[i].Requeued = true, ev.call.Failed, ev.call.Requeued
 		}
 	}
 	return calls

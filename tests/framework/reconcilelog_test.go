@@ -26,6 +26,10 @@ func TestReconcileCalls(t *testing.T) {
 		"\t/root/go/pkg/mod/sigs.k8s.io/controller-runtime@v0.25.2/pkg/internal/controller/controller.go:497",
 		strings.Replace(logLine("Reconciling", "ns", "web", "3"), `"controller": "redis"`, `"controller": "other"`, 1),
 		logLine("Reconciling", "ns", "cache", "4"),
+		logLine("Reconciling", "ns", "cache", "5"),
+		logLine("Reconcile done, requeueing", "ns", "cache", "5"),
+		logLine("Reconciling", "ns", "cache", "6"),
+		logLine("Reconcile done, requeueing after 1s", "ns", "cache", "6"),
 		"not a log line",
 	}, "\n")
 
@@ -34,6 +38,8 @@ func TestReconcileCalls(t *testing.T) {
 		{ID: "1", Namespace: "ns", Name: "cache", Done: true},
 		{ID: "2", Namespace: "other", Name: "cache", Done: true, Failed: true},
 		{ID: "4", Namespace: "ns", Name: "cache", Done: false},
+		{ID: "5", Namespace: "ns", Name: "cache", Done: true, Requeued: true},
+		{ID: "6", Namespace: "ns", Name: "cache", Done: true, Requeued: true},
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("reconcileCalls =\n%v\nwant\n%v", got, want)
