@@ -28,7 +28,10 @@ load_image = $(BIN)/cluster load-image --state-dir $(LOCAL_CLUSTER_DIR) --archiv
 # The validating webhook, from chapter 10 on (where config/webhook exists).
 # Its certificates are the project's own (scripts/certs): a CA and a
 # serving certificate it signs, kept in _output/deploy/certs, for the
-# Service's names and for 127.0.0.1.
+# Service's names and for 127.0.0.1. A variant's webhook configuration is
+# generated from its own markers (make build-variant), as its role is:
+# make deploy then deploys config/webhook with that configuration.
+variant_webhook = $(if $(VARIANT),$(wildcard $(VARIANT_OUT)/manifests.yaml))
 WEBHOOK := $(wildcard config/webhook/kustomization.yaml)
 WEBHOOK_SERVICE := redis-operator-webhook-service
 WEBHOOK_CERT_DIR := $(DEPLOY_DIR)/certs
@@ -81,7 +84,10 @@ deploy: docker-build cluster-tool install ## Deploy the operator (config/default
 	  echo "images:"; echo "- name: controller"; echo "  newName: $${image%:*}"; echo "  newTag: $${image##*:}"; \
 	  if [[ -n '$(DEPLOY_REPLICAS)' ]]; then echo "replicas:"; echo "- name: $(DEPLOYMENT)"; echo "  count: $(DEPLOY_REPLICAS)"; fi; \
 	  if [[ -n '$(WEBHOOK)' ]]; then \
-	    echo "components:"; echo "- $$config/webhook"; \
+	    rm -rf $(DEPLOY_DIR)/webhook; \
+	    if [[ -n '$(variant_webhook)' ]]; then cp -r config/webhook $(DEPLOY_DIR)/webhook; cp '$(variant_webhook)' $(DEPLOY_DIR)/webhook/manifests.yaml; \
+	      echo "components:"; echo "- webhook # config/webhook, with the configuration of $(VARIANT)'s markers"; \
+	    else echo "components:"; echo "- $$config/webhook"; fi; \
 	    echo "secretGenerator:"; echo "- name: redis-operator-webhook-server-cert"; echo "  namespace: $(OPERATOR_NAMESPACE)"; \
 	    echo "  type: kubernetes.io/tls"; echo "  files:"; echo "  - certs/tls.crt"; echo "  - certs/tls.key"; \
 	    echo "generatorOptions:"; echo "  disableNameSuffixHash: true # so that a new certificate updates the Secret the pods mount"; \

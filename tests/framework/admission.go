@@ -11,6 +11,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -131,6 +132,26 @@ func (c *InCluster) Freeze(ctx context.Context, freeze bool) error {
 		}
 	}
 	return nil
+}
+
+// WebhookTimeout reads the webhook's timeoutSeconds from the deployed
+// configuration: how long the API server waits for an answer before its
+// failurePolicy decides.
+func (e *Env) WebhookTimeout(ctx context.Context) (time.Duration, error) {
+	conf := &admissionregistrationv1.ValidatingWebhookConfiguration{}
+	if err := e.Client.Get(ctx, client.ObjectKey{Name: WebhookConfiguration}, conf); err != nil {
+		return 0, err
+	}
+	for _, w := range conf.Webhooks {
+		if w.Name != WebhookName {
+			continue
+		}
+		if w.TimeoutSeconds == nil { // the API server defaults it
+			return 0, fmt.Errorf("webhook %s of %s has no timeoutSeconds", WebhookName, WebhookConfiguration)
+		}
+		return time.Duration(*w.TimeoutSeconds) * time.Second, nil
+	}
+	return 0, fmt.Errorf("%s has no webhook %s", WebhookConfiguration, WebhookName)
 }
 
 // SetFailurePolicy sets the webhook's failurePolicy (Ignore or Fail), for
