@@ -300,7 +300,7 @@ func expectHungWebhook(ctx context.Context, ns string) {
 	GinkgoHelper()
 	c := env.InCluster
 	createForeignPod(ctx, ns, "cache-1")
-	timeout, err := env.WebhookTimeout(ctx)
+	timeout, err := framework.WebhookTimeout(ctx, env.Client)
 	Expect(err).NotTo(HaveOccurred())
 
 	By("a create while the webhook answers, the baseline")

@@ -135,11 +135,11 @@ func (c *InCluster) Freeze(ctx context.Context, freeze bool) error {
 }
 
 // WebhookTimeout reads the webhook's timeoutSeconds from the deployed
-// configuration: how long the API server waits for an answer before its
-// failurePolicy decides.
-func (e *Env) WebhookTimeout(ctx context.Context) (time.Duration, error) {
+// configuration, with c: how long the API server waits for an answer
+// before its failurePolicy decides.
+func WebhookTimeout(ctx context.Context, c client.Reader) (time.Duration, error) {
 	conf := &admissionregistrationv1.ValidatingWebhookConfiguration{}
-	if err := e.Client.Get(ctx, client.ObjectKey{Name: WebhookConfiguration}, conf); err != nil {
+	if err := c.Get(ctx, client.ObjectKey{Name: WebhookConfiguration}, conf); err != nil {
 		return 0, err
 	}
 	for _, w := range conf.Webhooks {

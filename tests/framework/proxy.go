@@ -31,8 +31,9 @@ type ClusterProxy struct {
 	Cluster cluster.Provider
 	Kubectl *Kubectl
 	// Client reads (and, in rare setup steps, writes) with the cluster's
-	// admin credentials. What a learner would type stays kubectl.
-	Client client.Client
+	// admin credentials, and watches what a poll could miss. What a
+	// learner would type stays kubectl.
+	Client client.WithWatch
 }
 
 var scheme = runtime.NewScheme()
@@ -44,7 +45,7 @@ func init() {
 
 // NewClient returns a client for the cluster behind kubeconfig. It reads
 // straight from the API server (no cache), so what a spec sees is current.
-func NewClient(kubeconfig string) (client.Client, error) {
+func NewClient(kubeconfig string) (client.WithWatch, error) {
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return nil, fmt.Errorf("loading %s: %w", kubeconfig, err)
@@ -53,7 +54,7 @@ func NewClient(kubeconfig string) (client.Client, error) {
 	// operator: a spec that creates a hundred objects at once is not held
 	// to five requests a second (the API server's own flow control stays).
 	cfg.QPS = -1
-	return client.New(cfg, client.Options{Scheme: scheme})
+	return client.NewWithWatch(cfg, client.Options{Scheme: scheme})
 }
 
 // Pods lists the pods of a Redis (by its instance label), sorted by name.
