@@ -35,27 +35,7 @@ var (
 
 var _ = Describe("The operator, with chapter 8", Serial, func() {
 	It("reconciles several Redis objects at once, up to 4 by default, and never one twice at once", framework.Lesson, func(ctx SpecContext) {
-		ns := env.NewNamespace(ctx)
-		env.SettledReconcileTotal(ctx, ns)
-		offset := env.Operator.LogOffset()
-		var manifests []string
-		for i := range 8 {
-			manifests = append(manifests, framework.RedisManifest(ns, fmt.Sprintf("cache%d", i), 1))
-		}
-
-		framework.LessonStep("creating 8 Redis objects with one kubectl apply: two or more are reconciled at the same time")
-		_, err := env.Apply(ctx, strings.Join(manifests, "---\n"))
-		Expect(err).NotTo(HaveOccurred())
-		Eventually(env.Operator.ReconcileOverlapSince).WithContext(ctx).WithArguments(offset).
-			Should(HaveField("MaxObjects", BeNumerically(">=", 2)), "the operator never reconciled two Redis objects at once")
-
-		By("all 8 get their pod, with at most 4 reconciles at once, and no Redis reconciled twice at once")
-		for i := range 8 {
-			env.ExpectPodsRun(ctx, ns, fmt.Sprintf("cache%d", i), 1)
-		}
-		overlap := env.Operator.ReconcileOverlapSince(offset)
-		Expect(overlap.MaxObjects).To(BeNumerically("<=", 4))
-		Expect(overlap.SameObject).To(BeEmpty(), "a Redis was reconciled twice at once")
+		expectConcurrentReconciles(ctx)
 	})
 
 	// A pod that names the Redis as its controller but lacks the
@@ -128,6 +108,75 @@ var _ = Describe("A pod, with chapter 8", func() {
 	})
 })
 
+// concurrentRedis Redis objects of concurrentReplicas pods each, created
+// at once: each reconcile creates that many pods, long enough that the
+// workers are all busy at once, so that the most reconciles at once is
+// the number of workers, not how many happened to overlap.
+const (
+	concurrentRedis    = 16
+	concurrentReplicas = myappv1.MaxReplicas
+	// defaultWorkers is chapter 8's DefaultMaxConcurrentReconciles, as the
+	// README documents it.
+	defaultWorkers = 4
+)
+
+// expectConcurrentReconciles: concurrentRedis Redis objects created with
+// one kubectl apply are reconciled two or more at once, exactly
+// defaultWorkers at once at the most, and never one twice at once. Their
+// pods ask for more CPU than a node has (unschedulable), so that no
+// kubelet has to start them.
+func expectConcurrentReconciles(ctx context.Context) {
+	GinkgoHelper()
+	ns := unschedulableNamespace(ctx)
+	env.SettledReconcileTotal(ctx, ns)
+	offset := env.Operator.LogOffset()
+	var manifests []string
+	for i := range concurrentRedis {
+		manifests = append(manifests, framework.RedisManifest(ns, fmt.Sprintf("cache%d", i), concurrentReplicas))
+	}
+
+	framework.LessonStep(fmt.Sprintf("creating %d Redis objects with one kubectl apply: two or more are reconciled at the same time", concurrentRedis))
+	_, err := env.Apply(ctx, strings.Join(manifests, "---\n"))
+	Expect(err).NotTo(HaveOccurred())
+	Eventually(env.Operator.ReconcileOverlapSince).WithContext(ctx).WithArguments(offset).
+		Should(HaveField("MaxObjects", BeNumerically(">=", 2)), "the operator never reconciled two Redis objects at once")
+
+	By(fmt.Sprintf("all %d get their pods, with %d reconciles at once at the most, the default, and no Redis reconciled twice at once", concurrentRedis, defaultWorkers))
+	Eventually(func(g Gomega) {
+		for i := range concurrentRedis {
+			pods, err := env.Pods(ctx, ns, fmt.Sprintf("cache%d", i))
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(pods).To(HaveLen(concurrentReplicas))
+		}
+	}).WithContext(ctx).Should(Succeed())
+	overlap := env.Operator.ReconcileOverlapSince(offset)
+	GinkgoWriter.Printf("at most %d reconciles at once\n", overlap.MaxObjects)
+	Expect(overlap.MaxObjects).To(Equal(defaultWorkers), "the most reconciles at once was not the default number of workers")
+	Expect(overlap.SameObject).To(BeEmpty(), "a Redis was reconciled twice at once")
+}
+
+// unschedulableNamespace returns a new namespace whose pods ask for more
+// CPU than any node has (a LimitRange): they are never scheduled.
+func unschedulableNamespace(ctx context.Context) string {
+	GinkgoHelper()
+	ns := env.NewNamespace(ctx)
+	_, err := env.Apply(ctx, fmt.Sprintf(`apiVersion: v1
+kind: LimitRange
+metadata:
+  namespace: %s
+  name: unschedulable
+spec:
+  limits:
+  - type: Container
+    default:
+      cpu: "100k"
+    defaultRequest:
+      cpu: "100k"
+`, ns))
+	Expect(err).NotTo(HaveOccurred())
+	return ns
+}
+
 // The queue that rebuildGoesFirst builds: crowdSize new Redis
 // objects of crowdReplicas pods each, created at once. A reconcile of one
 // of them creates ten pods, so the operator takes a few seconds to get
@@ -150,21 +199,7 @@ func rebuildGoesFirst(ctx context.Context, ns string) {
 	GinkgoHelper()
 	env.ExpectAvailable(ctx, ns, "cache")
 	env.SettledReconcileTotal(ctx, ns)
-	crowd := env.NewNamespace(ctx)
-	_, err := env.Apply(ctx, fmt.Sprintf(`apiVersion: v1
-kind: LimitRange
-metadata:
-  namespace: %s
-  name: unschedulable
-spec:
-  limits:
-  - type: Container
-    default:
-      cpu: "100k"
-    defaultRequest:
-      cpu: "100k"
-`, crowd))
-	Expect(err).NotTo(HaveOccurred())
+	crowd := unschedulableNamespace(ctx)
 	offset := env.Operator.LogOffset()
 
 	By(fmt.Sprintf("creating %d Redis objects of %d pods at once in namespace %s, then deleting pod cache-0 with --force --grace-period=0",
