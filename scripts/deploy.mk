@@ -66,8 +66,8 @@ wait_for_webhook = for i in $$(seq 120); do before=$$($(webhook_answers)); \
 .PHONY: docker-build
 docker-build: ## Build the operator's image offline into _output/image/redis-operator.tar (docker load -i reads it).
 	@mkdir -p $(IMAGE_DIR)
-	GOOS=linux GOARCH=$$(go env GOARCH) go build $(if $(VARIANT),-overlay $(VARIANT_OUT)/overlay.json) -buildvcs=false -ldflags '-s -w' -o $(BIN)/manager-linux $(OPERATOR_MAIN)
-	@go run ./scripts/image --binary $(BIN)/manager-linux --arch $$(go env GOARCH) --repository $(IMAGE_REPOSITORY) \
+	GOOS=linux GOARCH=$$(go env GOARCH) go build $(if $(VARIANT),-overlay $(VARIANT_OUT)/overlay.json) -buildvcs=false -ldflags '-s -w' -o $(IMAGE_DIR)/manager-linux $(OPERATOR_MAIN)
+	@go run ./scripts/image --binary $(IMAGE_DIR)/manager-linux --arch $$(go env GOARCH) --repository $(IMAGE_REPOSITORY) \
 	  --out $(IMAGE_ARCHIVE) --name-file $(IMAGE_DIR)/name
 
 .PHONY: load-image

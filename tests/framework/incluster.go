@@ -50,7 +50,7 @@ const (
 // from the image `make docker-build` made. The local backend's hollow nodes
 // run none, so there `make deploy DEPLOY_REPLICAS=0` applies the same
 // manifests with no pod, and two host processes of the image's binary
-// (bin/manager-linux) run with the Deployment's flags, as its
+// (_output/image/manager-linux) run with the Deployment's flags, as its
 // ServiceAccount, with the same leader election.
 type InCluster struct {
 	env *Env
@@ -155,8 +155,8 @@ func (c *InCluster) Undeploy(ctx context.Context) error {
 	return c.env.Make(ctx, "undeploy")
 }
 
-// startHosts starts the host replicas: bin/manager-linux (the binary in
-// the image) with the Deployment's flags, but for the addresses it binds
+// startHosts starts the host replicas: _output/image/manager-linux (the
+// binary in the image, under OUTPUT_DIR) with the Deployment's flags, but for the addresses it binds
 // (each gets free loopback ports), the Lease's namespace (a pod reads it
 // from its token's mount) and the webhook's certificates (a pod mounts
 // their Secret; make deploy wrote it from these files), with a token of
@@ -173,7 +173,6 @@ func (c *InCluster) startHosts(ctx context.Context) error {
 		}
 	}
 	args = append(args, "--leader-election-namespace="+OperatorNamespace)
-	root := RepoRoot()
 	kubeconfig := filepath.Join(OutputDir(), "operator", fmt.Sprintf("chapter%02d-deployed.kubeconfig", c.env.Chapter))
 	if err := c.env.tokenKubeconfig(ctx, OperatorNamespace, DeploymentServiceAccount, kubeconfig); err != nil {
 		return err
@@ -181,7 +180,7 @@ func (c *InCluster) startHosts(ctx context.Context) error {
 	for i := range DeployedReplicas {
 		logPath := filepath.Join(OutputDir(), "logs", fmt.Sprintf("chapter%02d-replica-%d.log", c.env.Chapter, i))
 		r := &Replica{Name: fmt.Sprintf("replica-%d", i), logPath: logPath, webhookAddr: fmt.Sprintf("127.0.0.1:%d", c.webhookPorts[i]), opts: proc.OperatorOptions{
-			Binary: filepath.Join(root, "bin", "manager-linux"), Chapter: c.Chapter, Kubeconfig: kubeconfig, LogPath: logPath,
+			Binary: filepath.Join(OutputDir(), "image", "manager-linux"), Chapter: c.Chapter, Kubeconfig: kubeconfig, LogPath: logPath,
 			Args: append(slices.Clip(args), fmt.Sprintf("--webhook-port=%d", c.webhookPorts[i]), "--webhook-cert-dir="+WebhookCertDir()),
 		}}
 		if err := r.start(ctx); err != nil {
