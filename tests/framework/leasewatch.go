@@ -97,15 +97,15 @@ func LeaseHandover(states []coordinationv1.LeaseSpec, oldHolder string) (Handove
 		if s.HolderIdentity != nil {
 			holder = *s.HolderIdentity
 		}
-		switch {
-		case holder == oldHolder:
+		switch holder {
+		case oldHolder:
 			if h.Released {
 				return h, fmt.Errorf("%s held the Lease again after releasing it", oldHolder)
 			}
 			if s.RenewTime != nil {
 				h.From = s.RenewTime.Time
 			}
-		case holder == "":
+		case "":
 			h.Released = true
 			if s.RenewTime != nil {
 				h.From = s.RenewTime.Time
