@@ -36,6 +36,8 @@ func pathRules(c chapter) []pathRule {
 		{from: "tests/framework/idiomatic.go", to: "test/e2e/framework/idiomatic.go", since: idiomaticChapter},
 		{from: "tests/framework/incluster.go", to: "test/e2e/framework/incluster.go", since: inClusterChapter},
 		{from: "tests/framework/admission.go", to: "test/e2e/framework/admission.go", since: inClusterChapter},
+		{from: "tests/framework/leasewatch.go", to: "test/e2e/framework/leasewatch.go", since: inClusterChapter},
+		{from: "tests/framework/leasewatch_test.go", to: "test/e2e/framework/leasewatch_test.go", since: inClusterChapter},
 		{from: "tests/framework/faults.go", to: "test/e2e/framework/faults.go", since: faultsChapter},
 		{from: "tests/framework", to: "test/e2e/framework"},
 		// What the suites and the unit tests stand on; not the course's
