@@ -3,7 +3,6 @@ package framework
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -14,11 +13,11 @@ import (
 // LeaseWatch records every state of the operator's Lease, in the order
 // the API server stored them, from when it starts until it stops: what a
 // poll can miss, such as a Lease released and taken again between two
-// polls.
+// polls. Its goroutine alone writes states and err, until it closes
+// done; Stop reads them after that.
 type LeaseWatch struct {
 	stop   context.CancelFunc
 	done   chan struct{}
-	mu     sync.Mutex
 	states []coordinationv1.LeaseSpec
 	err    error
 }
@@ -45,7 +44,6 @@ func WatchLease(ctx context.Context, c client.WithWatch) (*LeaseWatch, error) {
 				if !ok && ctx.Err() != nil { // stopped
 					return
 				}
-				lw.mu.Lock()
 				switch lease, isLease := ev.Object.(*coordinationv1.Lease); {
 				case !ok:
 					lw.err = fmt.Errorf("the watch of Lease %s/%s ended early", OperatorNamespace, LeaseName)
@@ -54,7 +52,6 @@ func WatchLease(ctx context.Context, c client.WithWatch) (*LeaseWatch, error) {
 				default:
 					lw.err = fmt.Errorf("the watch of Lease %s/%s: %s %v", OperatorNamespace, LeaseName, ev.Type, ev.Object)
 				}
-				lw.mu.Unlock()
 				if !ok || lw.err != nil {
 					return
 				}
@@ -69,8 +66,6 @@ func WatchLease(ctx context.Context, c client.WithWatch) (*LeaseWatch, error) {
 func (lw *LeaseWatch) Stop() ([]coordinationv1.LeaseSpec, error) {
 	lw.stop()
 	<-lw.done
-	lw.mu.Lock()
-	defer lw.mu.Unlock()
 	return lw.states, lw.err
 }
 
