@@ -4,8 +4,11 @@
 // of chapter N that breaks the lesson (--variant), and pass against
 // chapter N's, where the whole suite must pass too. A failure counts as
 // red only when it happened in the spec's body after its lesson step
-// (framework.LessonStep): what comes before is setup, and a spec that
-// fails in its setup proves nothing. It runs the suite twice with the
+// (framework.LessonStep) and after its deciding check
+// (framework.DecidingCheck), in an assertion that says what it checks:
+// what comes before the lesson step is setup, and a spec that fails in its
+// setup proves nothing; nor does a panic, or an error of kubectl, the
+// network or the cluster that no check describes. It runs the suite twice with the
 // Ginkgo CLI, reads Ginkgo's JSON reports and prints, for each lesson
 // spec, both outcomes and the step it failed in. `make prove-chapter N`
 // runs it.
@@ -35,6 +38,10 @@ import (
 // The framework is not imported here: it would bring the Ginkgo DSL's
 // flags into this command's.
 const lessonMark = "Lesson: "
+
+// decidingCheckEntry names the report entry that framework.DecidingCheck
+// adds (framework.DecidingCheckEntry).
+const decidingCheckEntry = "deciding check"
 
 func main() {
 	if err := run(); err != nil {
@@ -355,6 +362,8 @@ func verdict(chapter int, red, green *runResult) error {
 		rv := judgeRed(r, ran)
 		greenOK := g.State == types.SpecStatePassed
 		_, greenMarked := lessonStep(g)
+		_, greenChecked := decidingCheck(g)
+		greenMarked = greenMarked && greenChecked
 		fmt.Printf("  %-3s %-9s | %-9s | %s\n", mark(rv.ok && greenOK && greenMarked), rv.state, g.State.String(), g.FullText())
 		if rv.ok {
 			fmt.Printf("        failed against %s in step %q: %s\n", red.against(), rv.step, why(r.Failure.Message))
@@ -364,8 +373,10 @@ func verdict(chapter int, red, green *runResult) error {
 		}
 		if !greenOK {
 			problems = append(problems, fmt.Sprintf("%q must pass against chapter %d, but it %s: %s", g.FullText(), chapter, g.State, why(g.Failure.Message)))
-		} else if !greenMarked {
+		} else if _, ok := lessonStep(g); !ok {
 			problems = append(problems, fmt.Sprintf("%q has no lesson step (framework.LessonStep): nothing says where its setup ends", g.FullText()))
+		} else if !greenChecked {
+			problems = append(problems, fmt.Sprintf("%q has no deciding check (framework.DecidingCheck): nothing says which assertion decides it", g.FullText()))
 		}
 	}
 	if len(problems) > 0 {
@@ -414,8 +425,79 @@ func judgeRed(s types.SpecReport, ran bool) redVerdict {
 		v.problem = fmt.Sprintf("it failed before its lesson step, in setup (step %q): %s", lastStep(s), why(s.Failure.Message))
 		return v
 	}
-	v.ok, v.step = true, lastStep(s)
+	v.step = lastStep(s)
+	check, ok := decidingCheck(s)
+	switch {
+	case !ok:
+		v.problem = "it has no deciding check (framework.DecidingCheck): nothing says which assertion decides it"
+	case check.TimelineLocation.Order > s.Failure.TimelineLocation.Order:
+		v.problem = fmt.Sprintf("it failed after its lesson step but before its deciding check (%q), in step %q: %s", check.StringRepresentation(), v.step, why(s.Failure.Message))
+	default:
+		v.problem = notTheCheck(s)
+	}
+	v.ok = v.problem == ""
 	return v
+}
+
+// notTheCheck says why a failure is not the verdict of the check it
+// happened in, or "" if it is: a panic is a bug of the spec or of the
+// framework; a spec that ran out of its own time did not finish its
+// check; an error that no description explains (Gomega's "Unexpected
+// error:" of a bare Expect(err).NotTo(HaveOccurred()), or Succeed's) is
+// kubectl's, the network's or the cluster's, as is one that says the API
+// server could not be reached or answer. A check that fails says what it
+// checked.
+func notTheCheck(s types.SpecReport) string {
+	msg := s.Failure.Message
+	switch {
+	case s.State.Is(types.SpecStatePanicked):
+		return "it panicked, which is a bug of the spec or of the framework, not a verdict: " + why(msg)
+	case s.State.Is(types.SpecStateTimedout):
+		return "it ran out of its time before its check could decide: " + why(msg)
+	case undescribedError(msg):
+		return "it failed with an error that no check describes (of kubectl, the network or the cluster): " + why(msg)
+	case apiServerUnreachable(msg) != "":
+		return fmt.Sprintf("it failed because the API server did not answer (%s): %s", apiServerUnreachable(msg), why(msg))
+	}
+	return ""
+}
+
+// undescribedError: the failure's first words, after Gomega's timing and
+// "The function passed to" lines, are its message for an error that an
+// assertion without a description did not expect.
+func undescribedError(msg string) bool {
+	first := firstLine(msg)
+	return strings.HasPrefix(first, "Unexpected error:") || strings.HasPrefix(first, "Expected success, but got an error:")
+}
+
+// apiServerUnreachable returns what, in a failure, says that the API
+// server could not be reached or could not answer, or "".
+func apiServerUnreachable(msg string) string {
+	for _, s := range []string{
+		"Unable to connect to the server",
+		"the server is currently unable to handle the request",
+		"the server was unable to return a response in the time allotted",
+		"etcdserver: ",
+		"http2: client connection lost",
+	} {
+		if strings.Contains(msg, s) {
+			return s
+		}
+	}
+	return ""
+}
+
+// gomegaPreamble: the lines Gomega writes before a failure's own words.
+var gomegaPreamble = regexp.MustCompile(`^(Timed out after [0-9.]+s\.|Failed after [0-9.]+s\.|Told to stop trying after [0-9.]+s\.|The function passed to \w+ failed at .* with:)$`)
+
+// firstLine is a failure's first line that is not Gomega's preamble.
+func firstLine(msg string) string {
+	for _, l := range strings.Split(msg, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !gomegaPreamble.MatchString(l) {
+			return l
+		}
+	}
+	return ""
 }
 
 // failedInBody is what a run that must fail shows first: the spec ran,
@@ -441,6 +523,17 @@ func failedInBody(s types.SpecReport, ran bool, who string) (v redVerdict, faile
 // endedInFailure: the spec failed, panicked or timed out.
 func endedInFailure(s types.SpecReport) bool {
 	return s.State.Is(types.SpecStateFailed | types.SpecStatePanicked | types.SpecStateTimedout)
+}
+
+// decidingCheck finds the report entry that framework.DecidingCheck
+// added.
+func decidingCheck(s types.SpecReport) (types.ReportEntry, bool) {
+	for _, e := range s.ReportEntries {
+		if e.Name == decidingCheckEntry {
+			return e, true
+		}
+	}
+	return types.ReportEntry{}, false
 }
 
 // lessonStep finds the step that framework.LessonStep wrote.
@@ -484,7 +577,7 @@ func why(msg string) string {
 			continue
 		}
 		lines = append(lines, l)
-		if len(lines) == 2 || !strings.HasPrefix(lines[0], "Timed out") && !strings.HasPrefix(lines[0], "Failed after") {
+		if len(lines) == 2 || !strings.HasPrefix(lines[0], "Timed out") && !strings.HasPrefix(lines[0], "Failed after") && !strings.HasPrefix(lines[0], "Told to stop trying") {
 			break
 		}
 	}

@@ -13,6 +13,9 @@ func TestLessonMarkIsTheFrameworks(t *testing.T) {
 	if lessonMark != framework.LessonMark {
 		t.Errorf("lessonMark = %q, framework.LessonMark = %q: prove would not find the specs' lesson steps", lessonMark, framework.LessonMark)
 	}
+	if decidingCheckEntry != framework.DecidingCheckEntry {
+		t.Errorf("decidingCheckEntry = %q, framework.DecidingCheckEntry = %q: prove would not find the specs' deciding checks", decidingCheckEntry, framework.DecidingCheckEntry)
+	}
 }
 
 // step is a By step at a point of a spec's timeline.
@@ -22,8 +25,8 @@ func step(order int, text string) types.SpecEvent {
 }
 
 // lessonSpec is a lesson spec with a setup step (order 1), its lesson
-// step (3) and a step after it (5), in state, failing at order failAt in
-// its body.
+// step (3), its deciding check (4) and a step after it (5), in state,
+// failing at order failAt in its body.
 func lessonSpec(state types.SpecState, failAt int) types.SpecReport {
 	s := types.SpecReport{
 		LeafNodeType:   types.NodeTypeIt,
@@ -35,6 +38,7 @@ func lessonSpec(state types.SpecState, failAt int) types.SpecReport {
 			step(3, "Lesson: the pod comes back"),
 			step(5, "the other pods stay"),
 		},
+		ReportEntries: []types.ReportEntry{{Name: "deciding check", TimelineLocation: types.TimelineLocation{Order: 4}}},
 	}
 	if state != types.SpecStatePassed {
 		s.Failure = types.Failure{Message: "Timed out after 20s.\npod cache-1 was not rebuilt",
@@ -50,6 +54,15 @@ func TestJudgeRed(t *testing.T) {
 	inCleanup.Failure.FailureNodeContext, inCleanup.Failure.FailureNodeType = types.FailureNodeAtTopLevel, types.NodeTypeCleanupAfterEach
 	unmarked := lessonSpec(types.SpecStateFailed, 6)
 	unmarked.SpecEvents = unmarked.SpecEvents[:1]
+	unchecked := lessonSpec(types.SpecStateFailed, 6)
+	unchecked.ReportEntries = nil
+	checkedLate := lessonSpec(types.SpecStateFailed, 4)
+	checkedLate.ReportEntries[0].TimelineLocation.Order = 5
+	withMessage := func(failAt int, msg string) types.SpecReport {
+		s := lessonSpec(types.SpecStateFailed, failAt)
+		s.Failure.Message = msg
+		return s
+	}
 
 	tests := []struct {
 		name     string
@@ -60,8 +73,16 @@ func TestJudgeRed(t *testing.T) {
 		wantWhy  string
 	}{
 		{"failed after its lesson step, in the step after it", lessonSpec(types.SpecStateFailed, 6), true, true, "the other pods stay", ""},
-		{"failed in its lesson step", lessonSpec(types.SpecStateFailed, 4), true, true, "Lesson: the pod comes back", ""},
-		{"timed out after its lesson step", lessonSpec(types.SpecStateTimedout, 6), true, true, "the other pods stay", ""},
+		{"failed in its lesson step, after its deciding check", lessonSpec(types.SpecStateFailed, 4), true, true, "Lesson: the pod comes back", ""},
+		{"failed after its lesson step, before its deciding check", checkedLate, true, false, "Lesson: the pod comes back", "before its deciding check"},
+		{"failed with no deciding check", unchecked, true, false, "the other pods stay", "no deciding check"},
+		{"ran out of its time after its deciding check", lessonSpec(types.SpecStateTimedout, 6), true, false, "the other pods stay", "ran out of its time"},
+		{"panicked after its deciding check", lessonSpec(types.SpecStatePanicked, 6), true, false, "the other pods stay", "panicked"},
+		{"a bare error after its deciding check", withMessage(6, "Unexpected error:\n    <*fmt.wrapError>: kubectl get pods: exit status 1\noccurred"), true, false, "the other pods stay", "no check describes"},
+		{"a bare error in an Eventually", withMessage(6, "Timed out after 20.001s.\nThe function passed to Eventually failed at /x_test.go:1 with:\nUnexpected error:\n    dial tcp: connection refused"), true, false, "the other pods stay", "no check describes"},
+		{"a bare error of Succeed", withMessage(6, "Expected success, but got an error:\n    some error"), true, false, "the other pods stay", "no check describes"},
+		{"an error its check describes", withMessage(6, "Timed out after 20.000s.\nevery replica serves a certificate\nThe function passed to Eventually failed at /x_test.go:1 with:\nUnexpected error:\n    dial tcp 127.0.0.1:9443: connect: connection refused"), true, true, "the other pods stay", ""},
+		{"the API server did not answer", withMessage(6, "pod cache-1 was not rebuilt\nUnexpected error:\n    Unable to connect to the server: EOF"), true, false, "the other pods stay", "API server did not answer"},
 		{"failed in setup, before its lesson step", lessonSpec(types.SpecStateFailed, 2), true, false, "", `in setup (step "creating a Redis")`},
 		{"failed before any step", lessonSpec(types.SpecStateFailed, 0), true, false, "", "(before any step)"},
 		{"failed in a BeforeEach", inBeforeEach, true, false, "", "in its BeforeEach"},
@@ -103,6 +124,10 @@ func TestVerdict(t *testing.T) {
 	green := run(5, beforeSuite(types.SpecStatePassed), lessonSpec(types.SpecStatePassed, 0))
 	unmarkedGreen := lessonSpec(types.SpecStatePassed, 0)
 	unmarkedGreen.SpecEvents = nil
+	uncheckedGreen := lessonSpec(types.SpecStatePassed, 0)
+	uncheckedGreen.ReportEntries = nil
+	bareError := lessonSpec(types.SpecStateFailed, 6)
+	bareError.Failure.Message = "Unexpected error:\n    kubectl get pods: exit status 1\noccurred"
 
 	tests := []struct {
 		name      string
@@ -112,6 +137,8 @@ func TestVerdict(t *testing.T) {
 	}{
 		{"red after the lesson step, then green", run(4, beforeSuite(types.SpecStatePassed), lessonSpec(types.SpecStateFailed, 6)), green, ""},
 		{"red in setup", run(4, beforeSuite(types.SpecStatePassed), lessonSpec(types.SpecStateFailed, 2)), green, "failed before its lesson step"},
+		{"red with a bare error", run(4, beforeSuite(types.SpecStatePassed), bareError), green, "no check describes"},
+		{"green without a deciding check", run(4, lessonSpec(types.SpecStateFailed, 6)), run(5, uncheckedGreen), "has no deciding check"},
 		{"BeforeSuite failed: its specs were skipped", run(4, beforeSuite(types.SpecStateFailed), lessonSpec(types.SpecStateSkipped, 0)), green, "failed in BeforeSuite"},
 		{"green without a lesson step", run(4, lessonSpec(types.SpecStateFailed, 6)), run(5, unmarkedGreen), "has no lesson step"},
 		{"not green", run(4, lessonSpec(types.SpecStateFailed, 6)), run(5, lessonSpec(types.SpecStateFailed, 6)), "must pass against chapter 5"},
@@ -135,6 +162,7 @@ func TestWhy(t *testing.T) {
 		"Timed out after 20.001s.\nthe pods were not deleted with their Redis\nExpected ...":                                                              "Timed out after 20.001s. the pods were not deleted with their Redis",
 		"Failed after 0.002s.\nThe function passed to Consistently failed at /x_test.go:75 with:\nthe Redis recorded a pod it does not control\nExpected": "Failed after 0.002s. the Redis recorded a pod it does not control",
 		"pod cache-0 is not controlled by its Redis\nExpected\n    <[]v1.OwnerReference | len:0, cap:0>: []":                                              "pod cache-0 is not controlled by its Redis",
+		"Told to stop trying after 0.294s.\npod cache-0 was created after its Redis was deleted\nAt one point, however": "Told to stop trying after 0.294s. pod cache-0 was created after its Redis was deleted",
 	}
 	for msg, want := range tests {
 		if got := why(msg); got != want {

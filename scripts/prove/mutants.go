@@ -348,6 +348,8 @@ func proveByMutants(in mutantsInput, green *runResult) error {
 		greenOK := g.State == types.SpecStatePassed
 		if !greenOK {
 			problems = append(problems, fmt.Sprintf("%q must pass against chapter %d, but it %s: %s", g.FullText(), chapter, g.State, why(g.Failure.Message)))
+		} else if _, ok := decidingCheck(g); !ok {
+			problems = append(problems, fmt.Sprintf("%q has no deciding check (framework.DecidingCheck): nothing says which assertion decides it", g.FullText()))
 		}
 		if len(mine) == 0 {
 			fmt.Printf("  NO  no mutant | %-9s | %s\n", g.State.String(), g.FullText())
@@ -383,7 +385,9 @@ func proveByMutants(in mutantsInput, green *runResult) error {
 }
 
 // judgeMutant counts a mutant killed when its spec failed in its own body
-// in the step the mutant names: the last step before the failure.
+// in the step the mutant names (the last step before the failure), in a
+// check, as judgeRed asks of a lesson: not a panic, not an error that no
+// check describes.
 func judgeMutant(s types.SpecReport, ran bool, step string) redVerdict {
 	v, failed := failedInBody(s, ran, "its spec")
 	switch {
@@ -399,6 +403,10 @@ func judgeMutant(s types.SpecReport, ran bool, step string) redVerdict {
 	}
 	if !sameStep(v.step, step) {
 		v.problem = fmt.Sprintf("its spec failed in step %q, not in %q: %s", v.step, step, why(s.Failure.Message))
+		return v
+	}
+	if problem := notTheCheck(s); problem != "" {
+		v.problem = strings.Replace(problem, "it ", "its spec ", 1)
 		return v
 	}
 	v.ok = true

@@ -41,6 +41,8 @@ func TestJudgeMutant(t *testing.T) {
 	failedIn := func(failAt int) types.SpecReport { return lessonSpec(types.SpecStateFailed, failAt) }
 	inBeforeEach := failedIn(2)
 	inBeforeEach.Failure.FailureNodeContext, inBeforeEach.Failure.FailureNodeType = types.FailureNodeInContainer, types.NodeTypeBeforeEach
+	bareError := failedIn(6)
+	bareError.Failure.Message = "Unexpected error:\n    pods \"cache-2\" not found\noccurred"
 	tests := []struct {
 		name   string
 		spec   types.SpecReport
@@ -55,6 +57,8 @@ func TestJudgeMutant(t *testing.T) {
 		{"failed at another step", failedIn(6), true, "Lesson: the pod comes back", false, `failed in step "the other pods stay"`},
 		{"failed in setup", inBeforeEach, true, "creating a Redis", false, "not in its body"},
 		{"survived", lessonSpec(types.SpecStatePassed, 0), true, "Lesson: the pod comes back", false, "it survived"},
+		{"panicked at its step", lessonSpec(types.SpecStatePanicked, 6), true, "the other pods stay", false, "its spec panicked"},
+		{"a bare error at its step", bareError, true, "the other pods stay", false, "its spec failed with an error that no check describes"},
 		{"did not run", types.SpecReport{}, false, "x", false, "did not run"},
 	}
 	for _, tt := range tests {

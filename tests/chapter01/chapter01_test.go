@@ -25,6 +25,7 @@ var _ = Describe("A Redis", func() {
 		Expect(err).NotTo(HaveOccurred())
 
 		framework.LessonStep("the operator creates cache-0, cache-1 and cache-2, with its labels, and they run")
+		framework.DecidingCheck("the Redis' pods are cache-0, cache-1 and cache-2, and they run")
 		env.ExpectPodsRun(ctx, ns, "cache", 3)
 
 		pods, err := env.Pods(ctx, ns, "cache")

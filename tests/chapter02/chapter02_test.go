@@ -22,6 +22,7 @@ var _ = Describe("A Redis", func() {
 
 	It("records each of its pods as a domain-qualified finalizer", framework.Lesson, func(ctx SpecContext) {
 		framework.LessonStep("the Redis carries one finalizer per pod")
+		framework.DecidingCheck("the Redis' finalizers are myapp.example.com/ and the name of each of its pods")
 		Eventually(env.Finalizers).WithContext(ctx).WithArguments(ns, "cache").Should(ConsistOf(
 			"myapp.example.com/cache-0", "myapp.example.com/cache-1", "myapp.example.com/cache-2"),
 			"the Redis does not record its pods as finalizers")
@@ -32,6 +33,7 @@ var _ = Describe("A Redis", func() {
 		env.MustKubectl(ctx, "delete", "redis", "cache", "-n", ns, "--wait=false")
 
 		env.ExpectGone(ctx, &myappv1.Redis{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cache"}})
+		framework.DecidingCheck("once the Redis is gone, none of its pods is left")
 		Eventually(env.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(BeEmpty(), "the pods were not deleted with their Redis")
 	})
 

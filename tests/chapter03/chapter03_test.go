@@ -29,6 +29,7 @@ var _ = Describe("A Redis", func() {
 		pods, err := env.Pods(ctx, ns, "cache")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(pods).To(HaveLen(3))
+		framework.DecidingCheck("each pod's one owner reference is the Redis, by UID, as its controller, blocking its deletion")
 		for _, pod := range pods {
 			Expect(pod.OwnerReferences).To(ConsistOf(MatchFields(IgnoreExtras, Fields{
 				"APIVersion":         Equal("myapp.example.com/v1"),
@@ -55,6 +56,7 @@ var _ = Describe("A Redis", func() {
 		env.ExpectGone(ctx, &myappv1.Redis{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cache"}})
 
 		framework.LessonStep("the garbage collector deletes the pods the Redis owned")
+		framework.DecidingCheck("none of the Redis' pods is left")
 		Eventually(env.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(BeEmpty(), "the garbage collector did not delete the pods")
 	})
 
@@ -73,6 +75,7 @@ var _ = Describe("A Redis", func() {
 		Expect(env.Pod(ctx, ns, "cache-1")).To(HaveField("ObjectMeta.Labels", HaveKeyWithValue("app.kubernetes.io/instance", "cache")))
 
 		framework.LessonStep("the Redis neither records nor adopts cache-0, and warns about it")
+		framework.DecidingCheck("the Redis records cache-1 alone, cache-0 stays the same object with no owner, and an ErrResourceExists event says why")
 		Consistently(func(g Gomega) {
 			g.Expect(env.Finalizers(ctx, ns, "cache")).To(ConsistOf("myapp.example.com/cache-1"),
 				"the Redis recorded a pod it does not control, to delete it with the Redis")

@@ -25,6 +25,7 @@ var _ = Describe("A pod delete", func() {
 
 	It("of a pod the Redis controls makes the operator reconcile that Redis", framework.Lesson, func(ctx SpecContext) {
 		framework.LessonStep("deleting cache-0 makes the operator reconcile Redis cache of this namespace")
+		framework.DecidingCheck("a reconcile of this namespace's Redis cache starts after cache-0 is deleted")
 		env.ExpectReconcile(ctx, ns, "cache", func() {
 			env.MustKubectl(ctx, "delete", "pod", "cache-0", "-n", ns)
 		})

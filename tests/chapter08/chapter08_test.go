@@ -75,6 +75,7 @@ spec:
 			g.Expect(err).NotTo(HaveOccurred())
 			return p.Status.Phase
 		}).WithContext(ctx).Should(Equal(corev1.PodRunning))
+		framework.DecidingCheck("while the pod runs, the operator's count of reconciles stays as it was")
 		Consistently(env.Operator.ReconcileTotal).WithContext(ctx).WithTimeout(5*time.Second).
 			Should(Equal(before), "a pod without the managed-by label reached the controller")
 	})
@@ -100,7 +101,7 @@ var _ = Describe("A pod, with chapter 8", func() {
 		env.MustKubectl(ctx, "label", "pod", "cache-2", "-n", ns, "app.kubernetes.io/managed-by-")
 		Eventually(func(g Gomega) map[string]string {
 			p, err := env.Pod(ctx, ns, "cache-2")
-			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(err).NotTo(HaveOccurred(), "cache-2 is gone: the pod was deleted, to be replaced")
 			g.Expect(p.UID).To(Equal(uid), "the pod was replaced")
 			return p.Labels
 		}).WithContext(ctx).Should(HaveKeyWithValue("app.kubernetes.io/managed-by", "redis-operator"))
@@ -138,6 +139,7 @@ func expectConcurrentReconciles(ctx context.Context) {
 	framework.LessonStep(fmt.Sprintf("creating %d Redis objects with one kubectl apply: two or more are reconciled at the same time", concurrentRedis))
 	_, err := env.Apply(ctx, strings.Join(manifests, "---\n"))
 	Expect(err).NotTo(HaveOccurred())
+	framework.DecidingCheck("two or more reconciles of different Redis objects overlap; the most at once is the default, 4; no Redis is reconciled twice at once")
 	Eventually(env.Operator.ReconcileOverlapSince).WithContext(ctx).WithArguments(offset).
 		Should(HaveField("MaxObjects", BeNumerically(">=", 2)), "the operator never reconciled two Redis objects at once")
 
@@ -229,6 +231,7 @@ func rebuildGoesFirst(ctx context.Context, ns string) {
 		"the operator had started reconciling %d of the %d new Redis objects when the pod was deleted: no queue formed", started, crowdSize)
 
 	framework.LessonStep(fmt.Sprintf("the reconcile of Redis cache starts before those of half the %d new Redis objects still waiting", queued))
+	framework.DecidingCheck("Redis cache's reconcile starts before the first reconcile of at least half the waiting Redis objects")
 	var first map[string]int
 	Eventually(func() map[string]int {
 		first = firstStarts(env.Operator.ReconcilesSince(offset))

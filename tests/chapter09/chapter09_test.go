@@ -48,6 +48,7 @@ var _ = Describe("The operator's two replicas", Serial, func() {
 		env.CreateRedis(ctx, ns, "cache", 3)
 		h := expectHandover(ctx, ns, false,
 			"the leader gets SIGTERM and releases the Lease; another replica holds it at its next try")
+		framework.DecidingCheck("the Lease was released, and another replica held it within a try and a second of the release")
 		Expect(h.Released).To(BeTrue(), "the leader did not release the Lease: the others waited for it to expire")
 		Expect(h.Acquired.Sub(h.From)).To(BeNumerically("<", maxRetryPeriod+requestSlack),
 			"another replica took the released Lease later than its next try")
@@ -241,8 +242,9 @@ func expectMetricsNeedToken(ctx context.Context, ns string) {
 	stranger := env.MetricsToken(ctx, ns, "stranger", false)
 
 	framework.LessonStep("the metrics endpoint answers over HTTPS: 401 without a token, 403 to an account not allowed, the metrics to a metrics reader")
+	framework.DecidingCheck("GET /metrics over HTTPS answers 401 without a token, 403 to the stranger, the reconcile count to the reader")
 	status, body, err := c.Metrics(ctx, leader, "")
-	Expect(err).NotTo(HaveOccurred())
+	Expect(err).NotTo(HaveOccurred(), "the metrics endpoint does not answer over HTTPS")
 	Expect(status).To(Equal(401), "without a token: %s", body)
 	status, body, err = c.Metrics(ctx, leader, stranger)
 	Expect(err).NotTo(HaveOccurred())

@@ -80,6 +80,7 @@ func redisImageManifest(ns, name string, replicas int, image string) string {
 func expectCELRulesRefuse(ctx context.Context, ns string) {
 	GinkgoHelper()
 	framework.LessonStep("the CRD's CEL rules refuse a Redis whose image has whitespace, no tag or a malformed digest, saying why; nothing is created")
+	framework.DecidingCheck("kubectl apply of each bad image fails with the CEL rule's message; no Redis and no pod is stored")
 	for _, tc := range []struct{ image, message string }{
 		{"redis 7.0", `spec.image: Invalid value: "redis 7.0": must not contain spaces or other whitespace`},
 		{"redis", `spec.image: Invalid value: "redis": must end with a tag or a digest`},
@@ -114,6 +115,7 @@ func expectWebhookRefusesCollision(ctx context.Context, ns string) {
 	foreign := createForeignPod(ctx, ns, "cache-1")
 
 	framework.LessonStep("the webhook refuses a Redis named cache of 3 replicas, naming pod cache-1; nothing is created and the pod stays")
+	framework.DecidingCheck("kubectl apply fails with the webhook's denial naming pod cache-1; no Redis is stored, and the one pod is the foreign one")
 	_, err := env.Apply(ctx, framework.RedisManifest(ns, "cache", 3))
 	Expect(err).To(MatchError(And(ContainSubstring(webhookDenied), ContainSubstring("pod cache-1 already exists"))),
 		"a Redis whose pod name another pod holds was admitted")
@@ -162,13 +164,14 @@ func expectCertRotation(ctx context.Context, ns string) {
 		return func(g Gomega) {
 			for _, r := range replicas {
 				got, err := c.ServedCertSerial(ctx, r)
-				g.Expect(err).NotTo(HaveOccurred())
+				g.Expect(err).NotTo(HaveOccurred(), "%s serves no certificate on the webhook's port", r.Name)
 				g.Expect(got).To(Equal(want), "%s serves another certificate", r.Name)
 			}
 		}
 	}
 
 	framework.LessonStep("every replica serves make deploy's certificate, then, after make rotate-webhook-cert, the new one, with no restart; the webhook refuses a colliding Redis all along")
+	framework.DecidingCheck("each replica serves the certificate of the Secret, before and after the rotation; the probe was refused, never let through; no replica restarted")
 	Eventually(serving(before)).WithContext(ctx).WithPolling(time.Second).Should(Succeed())
 	probe := startCollisionProbe(ctx, ns)
 	Expect(env.Make(ctx, "rotate-webhook-cert")).To(Succeed())
@@ -252,6 +255,7 @@ func expectDownWebhook(ctx context.Context, ns string) {
 	})
 
 	framework.LessonStep("the webhook refuses a colliding Redis while a replica runs; with no replica, failurePolicy Ignore admits it")
+	framework.DecidingCheck("kubectl apply of a colliding Redis fails with the webhook's denial; with every replica stopped, it succeeds")
 	_, err = env.Apply(ctx, framework.RedisManifest(ns, "cache", 2))
 	Expect(err).To(MatchError(ContainSubstring(webhookDenied)), "the webhook did not refuse a colliding Redis")
 	By("stopping every replica of the operator")
@@ -280,9 +284,11 @@ func expectDownWebhook(ctx context.Context, ns string) {
 	Expect(err).To(Satisfy(apierrors.IsNotFound))
 	_, err = env.Kubectl.Run(ctx, "patch", "redis", "cache", "-n", ns, "--type=merge", "-p", `{"spec":{"replicas":1}}`)
 	Expect(err).To(MatchError(ContainSubstring("failed calling webhook")), "an update went through a webhook that failed")
-	env.MustKubectl(ctx, "delete", "redis", "cache", "-n", ns)
+	_, err = env.Kubectl.Run(ctx, "delete", "redis", "cache", "-n", ns)
+	Expect(err).NotTo(HaveOccurred(), "a delete went to the webhook, which failed")
 	env.MustKubectl(ctx, "delete", "redis", "held", "-n", ns, "--wait=false")
-	env.MustKubectl(ctx, "patch", "redis", "held", "-n", ns, "--type=json", "-p", `[{"op":"remove","path":"/metadata/finalizers"}]`)
+	_, err = env.Kubectl.Run(ctx, "patch", "redis", "held", "-n", ns, "--type=json", "-p", `[{"op":"remove","path":"/metadata/finalizers"}]`)
+	Expect(err).NotTo(HaveOccurred(), "the removal of the last finalizer of a Redis being deleted went to the webhook, which failed")
 	env.ExpectGone(ctx, &myappv1.Redis{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "held"}})
 
 	pod, err := env.Pod(ctx, ns, "cache-1")

@@ -224,6 +224,7 @@ func expectCrashSweep(ctx context.Context) {
 	// The runs' failures were collected, so that one run that fails does
 	// not hide the others: they fail the spec here, in this step.
 	By("every run ended each step of the scenario as the clean run did")
+	framework.DecidingCheck("no run failed, and every distinct write of the clean run was crashed right after at least once")
 	Expect(summary.Failures).To(BeEmpty(), "%s", summary)
 	for _, name := range summary.Names {
 		Expect(summary.CrashedAfter[name]).To(BeNumerically(">", 0), "no run crashed right after a write %q of the clean run: %s", name, summary)
@@ -358,6 +359,7 @@ func expectStaleCacheSparesForeignPod(ctx context.Context, ns string) {
 		}
 		return deletes
 	}).WithContext(ctx).ShouldNot(BeEmpty(), "the operator did not try to delete cache-2")
+	framework.DecidingCheck("pod cache-2 stays the pod no Redis controls; the API server refused the operator's delete for its UID; released, the operator leaves it alone")
 	expectSameObject(ctx, ns, "cache-2", foreign.UID)
 	Expect(deletes[0].Error).To(ContainSubstring("UID in the precondition"), "the API server did not refuse the delete for its UID")
 
@@ -396,6 +398,7 @@ func expectConvergesThroughConflicts(ctx context.Context, ns string) {
 	offset := env.Operator.LogOffset()
 	Expect(startSupervised(ctx, vars, vars)).To(Succeed())
 	framework.LessonStep("each write the operator makes is answered with 409 Conflict the first time")
+	framework.DecidingCheck("each step of the scenario ends as it should, and each write refused before the Redis was deleted was made again")
 	steps := scenario()
 	last := len(steps) - 1
 	runScenario(ctx, ns, steps[:last])

@@ -167,6 +167,7 @@ func ScaleSpec(in SpecInput) bool {
 			Eventually(e.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(Equal([]string{"cache-0"}))
 
 			LessonStep("the Redis records only cache-0")
+			DecidingCheck("the Redis' one finalizer is cache-0's")
 			Eventually(e.Finalizers).WithContext(ctx).WithArguments(ns, "cache").Should(ConsistOf(myappv1.GroupName+"/cache-0"),
 				"the Redis still records the pods beyond its replicas")
 		})

@@ -31,6 +31,7 @@ func ExpectPodComesBack(ctx context.Context, e *Env, ns string) {
 	e.MustKubectl(ctx, "delete", "pod", "cache-1", "-n", ns)
 
 	LessonStep("cache-1 comes back with a new UID; cache-0 and cache-2 stay the same pods")
+	DecidingCheck("cache-1 is a new pod that runs; cache-0 and cache-2 have the UIDs they had")
 	e.ExpectRebuilt(ctx, ns, "cache-1", uids["cache-1"])
 	after := e.PodUIDs(ctx, ns, "cache")
 	Expect(after).To(HaveKeyWithValue("cache-0", uids["cache-0"]), "an untouched pod was replaced")
@@ -52,6 +53,7 @@ func expectPodsComeBackTogether(ctx context.Context, e *Env, ns string, deleteAr
 	e.MustKubectl(ctx, append(deleteArgs, "-n", ns)...)
 
 	LessonStep("all three pods come back with new UIDs, and the operator logs no reconcile error")
+	DecidingCheck("each of the three pods is a new pod that runs, and no reconcile of the Redis returned an error")
 	for _, name := range PodNames("cache", 3) {
 		e.ExpectRebuilt(ctx, ns, name, uids[name])
 	}
@@ -65,6 +67,7 @@ func expectPodsComeBackTogether(ctx context.Context, e *Env, ns string, deleteAr
 func expectPodComesBackEachTime(ctx context.Context, e *Env, ns string) {
 	GinkgoHelper()
 	LessonStep("cache-0, deleted three times, comes back each time")
+	DecidingCheck("after each delete, cache-0 is a new pod that runs")
 	for range 3 {
 		uid := e.PodUIDs(ctx, ns, "cache")["cache-0"]
 		e.MustKubectl(ctx, "delete", "pod", "cache-0", "-n", ns)
@@ -156,6 +159,7 @@ func expectForeignPodSurvivesRedisDeletion(ctx context.Context, e *Env, ns strin
 	e.ExpectGone(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cache-1"}})
 
 	By("the foreign pod is still there, the same object, and the operator said why")
+	DecidingCheck("cache-0 is the pod no Redis controls, the same object, not being deleted, and an ErrResourceExists event says why")
 	pod, err := e.Pod(ctx, ns, "cache-0")
 	Expect(err).NotTo(HaveOccurred(), "the operator deleted a pod it does not control")
 	Expect(pod.UID).To(Equal(foreign.UID))
@@ -173,6 +177,7 @@ func expectScaleDownAndUp(ctx context.Context, e *Env, ns string) {
 
 	LessonStep("scaling down to 1 deletes cache-1 and cache-2 and keeps cache-0")
 	e.MustKubectl(ctx, "scale", "redis/cache", "--replicas=1", "-n", ns)
+	DecidingCheck("the Redis' one pod is cache-0, the same object as before")
 	Eventually(e.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(Equal([]string{"cache-0"}),
 		"the scale-down did not delete cache-1 and cache-2")
 	Expect(e.PodUIDs(ctx, ns, "cache")).To(HaveKeyWithValue("cache-0", kept), "the pod that stays was replaced")
@@ -211,6 +216,7 @@ func expectScaleUpPastTakenName(ctx context.Context, e *Env, ns string) {
 func expectStatusShowsReadyPods(ctx context.Context, e *Env, ns string) {
 	GinkgoHelper()
 	LessonStep("the status says Available with three ready pods, and kubectl get shows them")
+	DecidingCheck("the Redis becomes Available; its status counts 3 ready pods of its generation, with its selector, Progressing False (Complete); kubectl get prints DESIRED 3, READY 3")
 	e.ExpectAvailable(ctx, ns, "cache")
 
 	redis, err := e.Redis(ctx, ns, "cache")
@@ -302,5 +308,6 @@ func expectEndedPodReplaced(ctx context.Context, e *Env, ns string) {
 		"-p", `{"status":{"phase":"Failed","reason":"Evicted","message":"made to end by the suite"}}`)
 
 	LessonStep("the ended cache-1 is replaced by a new pod of that name that runs")
+	DecidingCheck("cache-1 is a new pod that runs")
 	e.ExpectRebuilt(ctx, ns, "cache-1", uids["cache-1"])
 }

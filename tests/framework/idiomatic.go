@@ -73,6 +73,7 @@ func expectNoFinalizerPodsGoWithRedis(ctx context.Context, e *Env, ns string) {
 	GinkgoHelper()
 	e.SettledReconcileTotal(ctx, ns)
 	LessonStep("the Redis carries no finalizer, and deleting it takes its pods")
+	DecidingCheck("the Redis has no finalizer; once it is deleted and gone, none of its pods is left")
 	Expect(e.Finalizers(ctx, ns, "cache")).To(BeEmpty(), "the Redis carries finalizers")
 
 	e.MustKubectl(ctx, "delete", "redis", "cache", "-n", ns, "--wait=false")
@@ -93,6 +94,7 @@ func expectLegacyFinalizersRemoved(ctx context.Context, e *Env, ns string) {
 	Expect(e.Operator.Start(ctx)).To(Succeed())
 
 	LessonStep("the operator removes the per-pod finalizers and no other")
+	DecidingCheck("the Redis' one finalizer is example.org/keep, and its pods are the same objects")
 	Eventually(e.Finalizers).WithContext(ctx).WithArguments(ns, "cache").Should(Equal([]string{"example.org/keep"}),
 		"the per-pod finalizers were not removed, or another controller's was")
 	e.SettledReconcileTotal(ctx, ns)
