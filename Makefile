@@ -120,10 +120,17 @@ demo: build cluster-up install ## Show the latest chapter rebuilding a pod delet
 build: ## Build bin/operator.
 	go build -o $(BIN)/operator $(OPERATOR_MAIN)
 
+.PHONY: build-faults
+build-faults: ## Build bin/operator-faults: the test build, which injects the faults REDIS_OPERATOR_FAULT_* ask for (operator/faults); never shipped.
+	go build -tags faults -o $(BIN)/operator-faults $(OPERATOR_MAIN)
+
 .PHONY: build-variant
 build-variant: check-chapter-1 check-variant $(CONTROLLER_GEN) ## Build bin/operator-variant: the operator with chapter N's package replaced by VARIANT's Go files, and the role from their markers: make build-variant 5 VARIANT=dir
 	@go run ./scripts/variant --chapter $(CHAPTER) --dir '$(VARIANT)' --out $(VARIANT_OUT) --controller-gen $(CONTROLLER_GEN)
 	go build -overlay $(VARIANT_OUT)/overlay.json -o $(VARIANT_BIN) $(OPERATOR_MAIN)
+	@if [[ -n '$(FAULTS)' ]] || (( 10#$(CHAPTER) >= $(FAULTS_CHAPTER) )); then \
+	  echo "go build -tags faults -overlay $(VARIANT_OUT)/overlay.json -o $(VARIANT_BIN)-faults $(OPERATOR_MAIN)"; \
+	  go build -tags faults -overlay $(VARIANT_OUT)/overlay.json -o $(VARIANT_BIN)-faults $(OPERATOR_MAIN); fi
 
 .PHONY: manifests
 manifests: $(CONTROLLER_GEN) ## Regenerate the CRD, each chapter's RBAC role and webhook configuration, and deepcopy code from the Go markers.
@@ -169,7 +176,7 @@ vet: ## Run go vet, and check formatting and go.mod tidiness.
 	@go mod tidy -diff || { echo "error: go.mod/go.sum are not tidy; run 'go mod tidy'" >&2; exit 1; }
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [[ -n "$$unformatted" ]]; then echo "error: not gofmt-ed: $$unformatted" >&2; exit 1; fi
-	go vet -tags e2e ./...
+	go vet -tags e2e,faults ./...
 
 .PHONY: lint
 lint: $(GOLANGCI_LINT) ## Run golangci-lint with the checked-in .golangci.yml.
@@ -214,8 +221,8 @@ install: ## Install chapter N's CRD (OPERATOR_CHAPTER or CHAPTER; default the la
 	@$(with_kubeconfig) $(KUBECTL_CMD) wait --for condition=Established --timeout=60s crd/redis.myapp.example.com
 
 .PHONY: run
-run: check-chapter-1 $(build_under_test) install ## Run chapter N's operator against the cluster: make run 5 (or CHAPTER=5; VARIANT=dir: your version of it)
-	@$(with_kubeconfig) OPERATOR_CHAPTER=$(CHAPTER) ENABLE_WEBHOOKS=false $(operator_under_test) --metrics-bind-address :8080
+run: check-chapter-1 $(build_under_test) $(if $(and $(FAULTS),$(if $(VARIANT),,x)),build-faults) install ## Run chapter N's operator against the cluster: make run 5 (or CHAPTER=5; VARIANT=dir: your version of it; FAULTS=true: its test build, which injects faults)
+	@$(with_kubeconfig) OPERATOR_CHAPTER=$(CHAPTER) ENABLE_WEBHOOKS=false $(operator_under_test)$(if $(FAULTS),-faults) --metrics-bind-address :8080
 
 ##@ Tests
 
@@ -228,8 +235,8 @@ test-chapters: check-test-chapters $(GINKGO) build cluster-up ## Run every chapt
 	@$(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(ginkgo_e2e) $(addprefix tests/chapter,$(test_chapters_nn))
 
 .PHONY: test-faults
-test-faults: $(GINKGO) build cluster-up ## Crash the latest chapter's operator after each of its writes in turn; every run must end as the run without a crash does.
-	@$(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(ginkgo_e2e) --fail-on-empty --label-filter=crash-sweep tests/chapter$(shell printf %02d $(LATEST_CHAPTER))
+test-faults: $(GINKGO) build build-faults cluster-up ## Crash the latest chapter's operator after each of its writes in turn; every run must end as the run without a crash does.
+	@$(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator OPERATOR_FAULTS_BIN=$(BIN)/operator-faults $(ginkgo_e2e) --fail-on-empty --label-filter=crash-sweep tests/chapter$(shell printf %02d $(LATEST_CHAPTER))
 
 .PHONY: bench
 bench: build cluster-up install ## Benchmark chapters 5, 7 and 8 against a StatefulSet and a ReplicaSet (BENCH_SAMPLES, BENCH_N, BENCH_UNRELATED_PODS, BENCH_FLAGS); table on stdout, samples in _output/bench/.
@@ -344,11 +351,17 @@ E2E_PROCS ?= 4
 VARIANT ?=
 VARIANT_OUT ?= $(OUTPUT_DIR)/variant
 VARIANT_BIN ?= $(BIN)/operator-variant
+# The first chapter whose suite runs the test build that injects faults
+# (make build-faults): a variant of it or a later chapter is built that
+# way too, into $(VARIANT_BIN)-faults; so is any variant with FAULTS set.
+FAULTS_CHAPTER := 11
+FAULTS ?=
 build_under_test = $(if $(VARIANT),build-variant,build)
 operator_under_test = $(if $(VARIANT),$(VARIANT_BIN),$(BIN)/operator)
-# What a suite run against a variant needs: its role, and VARIANT for make
+# What a suite run against a variant needs: its role, its test build that
+# injects faults (for the suites that run one), and VARIANT for make
 # install (its crd/) and make docker-build (its overlay).
-variant_env = $(if $(VARIANT),VARIANT='$(VARIANT)' OPERATOR_ROLE=$(VARIANT_OUT)/role.yaml)
+variant_env = $(if $(VARIANT),VARIANT='$(VARIANT)' OPERATOR_ROLE=$(VARIANT_OUT)/role.yaml OPERATOR_FAULTS_BIN=$(VARIANT_BIN)-faults)
 .PHONY: check-variant
 check-variant:
 	@if [[ -z '$(VARIANT)' ]]; then echo "error: VARIANT names no directory: make build-variant 5 VARIANT=dir" >&2; exit 2; fi

@@ -31,6 +31,12 @@ import (
 
 var scheme = runtime.NewScheme()
 
+// injectFaults is nil in the operator that ships. The test build (the tag
+// faults: make build-faults) sets it, in faults.go, to faults.Inject, so
+// that the suites of chapter 11 can make this process misbehave on
+// purpose; see operator/faults.
+var injectFaults func(*ctrl.Options) (func(ctrl.Manager) error, error)
+
 func init() {
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(myappv1.AddToScheme(scheme))
@@ -102,9 +108,20 @@ func run() error {
 	if namespace != "" {
 		mgrOptions.Cache.DefaultNamespaces = map[string]cache.Config{namespace: {}}
 	}
+	var addFaults func(ctrl.Manager) error
+	if injectFaults != nil {
+		if addFaults, err = injectFaults(&mgrOptions); err != nil {
+			return err
+		}
+	}
 	mgr, err := controller.NewManager(cfg, mgrOptions)
 	if err != nil {
 		return fmt.Errorf("setting up the manager: %w", err)
+	}
+	if addFaults != nil {
+		if err := addFaults(mgr); err != nil {
+			return err
+		}
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return err

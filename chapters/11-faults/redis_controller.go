@@ -497,21 +497,9 @@ func NewManager(cfg *rest.Config, opts ctrl.Options) (ctrl.Manager, error) {
 		opts.Controller.MaxConcurrentReconciles = DefaultMaxConcurrentReconciles
 	}
 	inCluster(&opts)
-	// Chapter 11: the faults that FAULT_* environment variables ask for
-	// (faults.go); none in production.
-	f, err := faultsFromEnv()
-	if err != nil {
-		return nil, err
-	}
-	gate := f.apply(&opts)
 	mgr, err := ctrl.NewManager(cfg, opts)
 	if err != nil {
 		return nil, err
-	}
-	if gate != nil {
-		if err := mgr.Add(holdOnSignals(gate)); err != nil {
-			return nil, err
-		}
 	}
 	if err := NewRedisReconciler(mgr).SetupWithManager(mgr); err != nil {
 		return nil, err

@@ -49,6 +49,10 @@ func pathRules(c chapter) []pathRule {
 		{from: "tests/parallel", to: "test/parallel"},
 		{from: "tests/fakeapi", to: "test/fakeapi"},
 		{from: "operator/controller", to: drop}, // the course's table; the chapter's package is internal/controller
+		// The fault injection of the operator's test build comes with the
+		// chapter whose suite runs it.
+		{from: "operator/faults.go", to: "cmd/faults.go", since: faultsChapter},
+		{from: "operator/faults", to: "internal/faults", since: faultsChapter},
 		{from: "operator", to: "cmd"},
 		{from: "config/rbac/role.yaml", to: drop},                                  // the chapter's role replaces it
 		{from: "config/webhook/manifests.yaml", to: drop},                          // and its webhook configuration

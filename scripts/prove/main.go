@@ -273,13 +273,17 @@ func runSuite(in runInput) (*runResult, error) {
 	// A variant named in the environment applies to the variant's run
 	// only.
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
-		return strings.HasPrefix(kv, "VARIANT=") || strings.HasPrefix(kv, "VARIANT_OUT=") || strings.HasPrefix(kv, "OPERATOR_ROLE=")
+		return strings.HasPrefix(kv, "VARIANT=") || strings.HasPrefix(kv, "VARIANT_OUT=") || strings.HasPrefix(kv, "OPERATOR_ROLE=") ||
+			strings.HasPrefix(kv, "OPERATOR_FAULTS_BIN=")
 	})
 	cmd.Env = append(env, fmt.Sprintf("OPERATOR_CHAPTER=%d", in.operator), "E2E_EVENTUALLY_TIMEOUT="+in.timeout)
 	if in.variant.dir != "" {
-		// The variant's operator and role; VARIANT for the suite's make
-		// install (the variant's crd/, if any) and make docker-build.
-		cmd.Env = append(cmd.Env, "OPERATOR_BIN="+in.variant.bin, "OPERATOR_ROLE="+in.variant.role, "VARIANT="+in.variant.dir)
+		// The variant's operator, its test build that injects faults (make
+		// build-variant makes it for the chapters whose suites run one) and
+		// its role; VARIANT for the suite's make install (the variant's
+		// crd/, if any) and make docker-build.
+		cmd.Env = append(cmd.Env, "OPERATOR_BIN="+in.variant.bin, "OPERATOR_FAULTS_BIN="+in.variant.bin+"-faults",
+			"OPERATOR_ROLE="+in.variant.role, "VARIANT="+in.variant.dir)
 		if in.variant.out != "" {
 			cmd.Env = append(cmd.Env, "VARIANT_OUT="+in.variant.out)
 		}

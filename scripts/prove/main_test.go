@@ -162,7 +162,7 @@ func TestWhy(t *testing.T) {
 		"Timed out after 20.001s.\nthe pods were not deleted with their Redis\nExpected ...":                                                              "Timed out after 20.001s. the pods were not deleted with their Redis",
 		"Failed after 0.002s.\nThe function passed to Consistently failed at /x_test.go:75 with:\nthe Redis recorded a pod it does not control\nExpected": "Failed after 0.002s. the Redis recorded a pod it does not control",
 		"pod cache-0 is not controlled by its Redis\nExpected\n    <[]v1.OwnerReference | len:0, cap:0>: []":                                              "pod cache-0 is not controlled by its Redis",
-		"Told to stop trying after 0.294s.\npod cache-0 was created after its Redis was deleted\nAt one point, however": "Told to stop trying after 0.294s. pod cache-0 was created after its Redis was deleted",
+		"Told to stop trying after 0.294s.\npod cache-0 was created after its Redis was deleted\nAt one point, however":                                   "Told to stop trying after 0.294s. pod cache-0 was created after its Redis was deleted",
 	}
 	for msg, want := range tests {
 		if got := why(msg); got != want {

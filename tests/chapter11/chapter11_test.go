@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"example.com/redis-operator/operator/faults"
 	"example.com/redis-operator/tests/framework"
 )
 
@@ -60,7 +61,7 @@ var _ = Describe("The API server stopped and started again", Serial, framework.R
 
 // countWrites is the environment of an operator that logs its writes and
 // injects no fault.
-var countWrites = []string{framework.EnvCrashAfterWrite + "=0"}
+var countWrites = []string{faults.EnvCrashAfterWrite + "=0"}
 
 // A crashPoint is where a run of the sweep crashes the operator: right
 // after a write, or right before one, named as the operator names its
@@ -80,9 +81,9 @@ func (p crashPoint) String() string {
 // vars is the operator's environment that asks for the crash.
 func (p crashPoint) vars() []string {
 	if p.Before {
-		return []string{framework.EnvCrashBeforeWrite + "=" + p.Write}
+		return []string{faults.EnvCrashBeforeWrite + "=" + p.Write}
 	}
-	return []string{framework.EnvCrashAfterWrite + "=" + p.Write}
+	return []string{faults.EnvCrashAfterWrite + "=" + p.Write}
 }
 
 // nameOf is a write's name without its number among those of that name:
@@ -98,7 +99,7 @@ func nameOf(write string) string {
 // 12th depends on how events fell together in that run; the first delete
 // of cache-4 does not, and right before it is right after whichever patch
 // came last.
-func crashPoints(writes []framework.Write) []crashPoint {
+func crashPoints(writes []faults.Write) []crashPoint {
 	made := map[string]int{}
 	for _, w := range writes {
 		made[nameOf(w.Name)]++
@@ -181,7 +182,7 @@ func expectCrashSweep(ctx context.Context) {
 
 	framework.LessonStep("the clean run's writes are named, and the operator is crashed right after each one in turn")
 	writes := env.Operator.WritesSince(offset)
-	Expect(writes).NotTo(BeEmpty(), "the operator logged no write: it does not read %s", framework.EnvCrashAfterWrite)
+	Expect(writes).NotTo(BeEmpty(), "the operator logged no write: it does not read %s", faults.EnvCrashAfterWrite)
 	summary := SweepSummary{Writes: len(writes), CrashedAfter: map[string]int{}}
 	var lines []string
 	for _, w := range writes {
@@ -243,7 +244,7 @@ func crashRun(ctx context.Context, steps []Step, clean []State, point crashPoint
 	err := InterceptGomegaFailure(func() { states = runScenario(ctx, ns, steps) })
 	Expect(env.Operator.Stop()).To(Succeed())
 	exits := env.Operator.Exits()
-	var crash *framework.Write
+	var crash *faults.Write
 	for _, w := range env.Operator.WritesSince(offset) {
 		if w.Crash {
 			crash = &w
@@ -331,13 +332,13 @@ func expectLastStateOnly(ctx context.Context, ns string) {
 // server refuses for the other pod; once the watch goes on, the operator
 // sees that cache-2 is not its own and leaves it alone.
 func expectStaleCacheSparesForeignPod(ctx context.Context, ns string) {
-	Expect(startSupervised(ctx, append([]string{framework.EnvStalePods + "=true"}, countWrites...), countWrites)).To(Succeed())
+	Expect(startSupervised(ctx, append([]string{faults.EnvStalePods + "=true"}, countWrites...), countWrites)).To(Succeed())
 	runScenario(ctx, ns, scenario()[:1])
 
 	framework.LessonStep("the pod watch held: the operator's cache keeps the pods as they are")
 	offset := env.Operator.LogOffset()
 	Expect(env.Operator.Signal(syscall.SIGUSR1)).To(Succeed())
-	Eventually(func() string { return env.Operator.LogSince(offset) }).WithContext(ctx).Should(ContainSubstring("Pod watch held"))
+	Eventually(func() string { return env.Operator.LogSince(offset) }).WithContext(ctx).Should(ContainSubstring(faults.WatchHeld))
 	Expect(env.Operator.Running()).To(BeTrue(), "the operator did not survive SIGUSR1")
 
 	By("deleting pod cache-2 and making a pod of that name that no Redis controls")
@@ -349,8 +350,8 @@ func expectStaleCacheSparesForeignPod(ctx context.Context, ns string) {
 
 	By("scaling to 2: the operator deletes cache-2 as its cache shows it, with that pod's UID as a precondition")
 	env.MustKubectl(ctx, "scale", "redis", scenarioRedis, "-n", ns, "--replicas=2")
-	var deletes []framework.Write
-	Eventually(func() []framework.Write {
+	var deletes []faults.Write
+	Eventually(func() []faults.Write {
 		deletes = nil
 		for _, w := range env.Operator.WritesSince(offset) {
 			if w.Verb == "delete" && w.Object == ns+"/cache-2" {
@@ -394,7 +395,7 @@ func expectSameObject(ctx context.Context, ns, name string, uid types.UID) {
 // refused before the Redis is deleted must be made again, and the scenario
 // end as the clean run does.
 func expectConvergesThroughConflicts(ctx context.Context, ns string) {
-	vars := append([]string{framework.EnvConflictOnce + "=true"}, countWrites...)
+	vars := append([]string{faults.EnvConflictOnce + "=true"}, countWrites...)
 	offset := env.Operator.LogOffset()
 	Expect(startSupervised(ctx, vars, vars)).To(Succeed())
 	framework.LessonStep("each write the operator makes is answered with 409 Conflict the first time")
@@ -412,9 +413,9 @@ func expectConvergesThroughConflicts(ctx context.Context, ns string) {
 	// Only this spec's namespace: an earlier spec's Redis may still be
 	// reconciled while its namespace goes, and its refused writes, never
 	// needed again, are not made again.
-	inNamespace := func(log string) []framework.Write {
-		var writes []framework.Write
-		for _, w := range framework.WritesIn(log) {
+	inNamespace := func(log string) []faults.Write {
+		var writes []faults.Write
+		for _, w := range faults.WritesIn(log) {
 			if strings.HasPrefix(w.Object, ns+"/") {
 				writes = append(writes, w)
 			}
@@ -430,20 +431,20 @@ func expectConvergesThroughConflicts(ctx context.Context, ns string) {
 	needed := len(inNamespace(log[:deleting-offset]))
 	refused := 0
 	for i, w := range writes[:needed] {
-		if !strings.Contains(w.Error, "injected by "+framework.EnvConflictOnce) {
+		if !strings.Contains(w.Error, faults.ConflictInjected) {
 			continue
 		}
 		refused++
 		retried := false
 		for _, later := range writes[i+1:] {
-			if later.Verb == w.Verb && later.Object == w.Object && !strings.Contains(later.Error, "injected by "+framework.EnvConflictOnce) {
+			if later.Verb == w.Verb && later.Object == w.Object && !strings.Contains(later.Error, faults.ConflictInjected) {
 				retried = true
 				break
 			}
 		}
 		Expect(retried).To(BeTrue(), "write %s was refused and never made again", w)
 	}
-	Expect(refused).To(BeNumerically(">", 0), "no write was refused: does the operator read %s?", framework.EnvConflictOnce)
+	Expect(refused).To(BeNumerically(">", 0), "no write was refused: does the operator read %s?", faults.EnvConflictOnce)
 	AddReportEntry("conflicts", fmt.Sprintf("%d writes, %d refused with 409 Conflict, each made again", len(writes), refused), ReportEntryVisibilityAlways)
 }
 
@@ -517,7 +518,11 @@ func expectRecoversFromAPIServerRestart(ctx context.Context, ns string, leaderEl
 			env.MustKubectl(ctx, "delete", "lease", framework.LeaseName, "-n", framework.OperatorNamespace, "--ignore-not-found")
 		})
 	}
-	Expect(startSupervised(ctx, countWrites, countWrites)).To(Succeed())
+	// The operator that ships, with no fault: what an API server restart
+	// meets in production.
+	env.Operator.Binary = framework.OperatorBinary()
+	DeferCleanup(func() { env.Operator.Binary = framework.FaultsBinary() })
+	Expect(startSupervised(ctx, nil, nil)).To(Succeed())
 	steps := scenario()[:1]
 	steps[0].Wait = wait
 	before := runScenario(ctx, ns, steps)[0]

@@ -2,11 +2,10 @@ package framework
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
+	"os"
 	"os/exec"
-	"strings"
+	"path/filepath"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -14,28 +13,27 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-)
 
-// The environment variables of the operator's faults, and the status it
-// exits with when it crashes on purpose.
-const (
-	EnvCrashAfterWrite  = "FAULT_CRASH_AFTER_WRITE"
-	EnvCrashBeforeWrite = "FAULT_CRASH_BEFORE_WRITE"
-	EnvConflictOnce     = "FAULT_CONFLICT_ONCE"
-	EnvStalePods        = "FAULT_STALE_PODS"
-	crashExitCode       = 3
+	"example.com/redis-operator/operator/faults"
 )
 
 // NewFaultSuite registers the BeforeSuite and AfterSuite of a suite that
 // starts, crashes and restarts the operator itself, spec by spec: the
 // cluster and the CRD as for NewSuite, and the operator built and given
-// its ServiceAccount, but not started. It runs on the host, as `make run`
-// runs it (so without its webhook, ENABLE_WEBHOOKS=false), where a spec
-// can kill it at the moment it chooses.
+// its ServiceAccount, but not started. Its Operator runs the test build
+// that injects faults (FaultsBinary), on the host, as `make run` runs it
+// (so without its webhook, ENABLE_WEBHOOKS=false), where a spec can kill
+// it at the moment it chooses. A spec that must run the operator that
+// ships sets Operator.Binary to OperatorBinary().
 func NewFaultSuite(chapter int) *Env {
 	env := &Env{Chapter: chapter, specsRunOperator: true}
 	env.registerSuiteNodes(func(ctx context.Context) {
 		env.prepareOperator(ctx)
+		if os.Getenv("OPERATOR_FAULTS_BIN") == "" {
+			Expect(env.Make(ctx, "build-faults")).To(Succeed())
+		}
+		env.Operator.Binary = FaultsBinary()
+		Expect(env.Operator.Binary).To(BeAnExistingFile(), "the operator's test build, which injects faults: make build-faults (for a variant, make build-variant builds it, from chapter 11 on or with FAULTS=true)")
 		env.Operator.Env = []string{"ENABLE_WEBHOOKS=false"}
 		env.WaitForOwnerMapping(ctx)
 	}, func(ctx context.Context) {
@@ -73,64 +71,29 @@ func (e *Env) WaitForOwnerMapping(ctx context.Context) {
 	}).WithContext(ctx).WithTimeout(2 * time.Minute).Should(Succeed())
 }
 
-// Write is one write the operator logged (FAULT_CRASH_AFTER_WRITE set).
-type Write struct {
-	N      int    `json:"n"`
-	Verb   string `json:"verb"`
-	Kind   string `json:"kind"`
-	Object string `json:"object"`
-	Error  string `json:"error"`
-	// Name is how the faults name it: its verb, kind, object's name and,
-	// after #, which of the writes of that name it is ("delete Pod
-	// cache-4#1").
-	Name string `json:"write"`
-	// Crash is true on the line that says the operator exits after it, or
-	// before it if Before.
-	Crash, Before bool `json:"-"`
-}
-
-func (w Write) String() string {
-	s := fmt.Sprintf("%d: %s %s %s", w.N, w.Verb, w.Kind, w.Object)
-	if w.Error != "" {
-		s += " (" + w.Error + ")"
-	}
-	return s
-}
-
-// WritesIn reads the operator's write lines (logger "faults") from a log:
-// the console encoder writes time, level, logger and message, then the
-// key/values as one JSON object.
-func WritesIn(log string) []Write {
-	var writes []Write
-	for _, line := range strings.Split(log, "\n") {
-		fields := strings.Split(line, "\t")
-		if len(fields) < 5 || fields[2] != "faults" || !strings.HasPrefix(fields[4], "{") {
-			continue
-		}
-		var w Write
-		if err := json.Unmarshal([]byte(fields[4]), &w); err != nil || w.N == 0 {
-			continue
-		}
-		w.Before = strings.HasPrefix(fields[3], "Crashing before write")
-		w.Crash = w.Before || strings.HasPrefix(fields[3], "Crashing after write")
-		if w.Crash || fields[3] == "Write" {
-			writes = append(writes, w)
-		}
-	}
-	return writes
-}
-
 // WritesSince lists the writes the operator logged after offset (see
 // LogOffset), the crash line included.
-func (o *Operator) WritesSince(offset int64) []Write {
+func (o *Operator) WritesSince(offset int64) []faults.Write {
 	GinkgoHelper()
 	mustBeSerial("WritesSince")
-	return WritesIn(o.LogSince(offset))
+	return faults.WritesIn(o.LogSince(offset))
 }
 
 // Crashed reports whether err is the exit of an operator that crashed on
 // purpose.
 func Crashed(err error) bool {
 	var exit *exec.ExitError
-	return errors.As(err, &exit) && exit.ExitCode() == crashExitCode
+	return errors.As(err, &exit) && exit.ExitCode() == faults.CrashExitCode
+}
+
+// FaultsBinary is the test build of the operator, which injects the
+// faults that REDIS_OPERATOR_FAULT_* variables ask for (package
+// operator/faults): OPERATOR_FAULTS_BIN, or bin/operator-faults, which
+// `make build-faults` makes. The operator that ships (OperatorBinary) has
+// none of that code.
+func FaultsBinary() string {
+	if b := os.Getenv("OPERATOR_FAULTS_BIN"); b != "" {
+		return b
+	}
+	return filepath.Join(RepoRoot(), "bin", "operator-faults")
 }

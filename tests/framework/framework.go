@@ -147,7 +147,7 @@ func (e *Env) prepareOperator(ctx context.Context) {
 	}
 
 	e.Operator = &Operator{
-		Binary:     operatorBinary(),
+		Binary:     OperatorBinary(),
 		Chapter:    chapter,
 		Kubeconfig: kubeconfig,
 		LogPath:    operatorLogPath(e.Chapter),
@@ -155,9 +155,9 @@ func (e *Env) prepareOperator(ctx context.Context) {
 	_ = os.Remove(e.Operator.LogPath)
 }
 
-// operatorBinary is the operator the suite runs: OPERATOR_BIN, or
-// bin/operator, which `make build` makes.
-func operatorBinary() string {
+// OperatorBinary is the operator the suite runs, as it ships: OPERATOR_BIN,
+// or bin/operator, which `make build` makes.
+func OperatorBinary() string {
 	if b := os.Getenv("OPERATOR_BIN"); b != "" {
 		return b
 	}
@@ -179,7 +179,7 @@ func operatorLogPath(chapter int) string {
 // that process 1 runs: it names the operator's binary, credentials and
 // log, and refuses to start, stop or signal it.
 func remoteOperator(chapter int) *Operator {
-	return &Operator{Binary: operatorBinary(), Chapter: operatorChapter(chapter), Kubeconfig: operatorKubeconfig(chapter),
+	return &Operator{Binary: OperatorBinary(), Chapter: operatorChapter(chapter), Kubeconfig: operatorKubeconfig(chapter),
 		LogPath: operatorLogPath(chapter), remote: true}
 }
 

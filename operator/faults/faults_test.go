@@ -1,8 +1,9 @@
-package controller
+package faults
 
 import (
 	"context"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -54,6 +56,55 @@ func TestFaultsFromEnv(t *testing.T) {
 		if err != nil || got != tt.want {
 			t.Errorf("crash=%q before=%q conflict=%q stale=%q: got %+v, %v; want %+v", tt.crash, tt.before, tt.conflict, tt.stale, got, err, tt.want)
 		}
+	}
+}
+
+// A variable with the faults' prefix that names no fault is refused, not
+// ignored: a misspelt fault would otherwise test nothing.
+func TestUnknownFaultRefused(t *testing.T) {
+	t.Setenv(Prefix+"CRASH_AFTER_WRITES", "0")
+	if _, err := faultsFromEnv(); err == nil || !strings.Contains(err.Error(), Prefix+"CRASH_AFTER_WRITES is no fault") {
+		t.Errorf("faultsFromEnv: %v, want the misspelt variable refused", err)
+	}
+}
+
+// Without a fault asked for, Inject changes nothing; in a pod, it refuses
+// any fault.
+func TestInject(t *testing.T) {
+	t.Setenv("KUBERNETES_SERVICE_HOST", "")
+	opts := ctrl.Options{}
+	if add, err := Inject(&opts); err != nil || add != nil || opts.NewClient != nil || opts.Cache.NewInformer != nil {
+		t.Errorf("no fault: Inject returned %v, %v and set NewClient %v, NewInformer %v; want nothing changed", add != nil, err, opts.NewClient != nil, opts.Cache.NewInformer != nil)
+	}
+	t.Setenv(EnvStalePods, "true")
+	if add, err := Inject(&opts); err != nil || add == nil || opts.Cache.NewInformer == nil {
+		t.Errorf("stale pods: Inject returned %v, %v, NewInformer set %v; want the gate and its signal handler", add != nil, err, opts.Cache.NewInformer != nil)
+	}
+	t.Setenv("KUBERNETES_SERVICE_HOST", "10.96.0.1")
+	if _, err := Inject(&ctrl.Options{}); err == nil || !strings.Contains(err.Error(), "runs in a pod") {
+		t.Errorf("in a pod: Inject returned %v, want a refusal", err)
+	}
+}
+
+// WritesIn reads back the lines that write logs, in the development
+// logger's format, and nothing else.
+func TestWritesIn(t *testing.T) {
+	log := strings.Join([]string{
+		"2026-11-27T01:00:00Z\tINFO\tfaults\t" + WriteMessage + "\t" + `{"n": 1, "write": "create Pod cache-0#1", "verb": "create", "kind": "Pod", "object": "ns/cache-0"}`,
+		"2026-11-27T01:00:00Z\tINFO\tsetup\tStarting operator\t" + `{"host": "https://127.0.0.1"}`,
+		"2026-11-27T01:00:01Z\tINFO\tfaults\t" + WriteMessage + "\t" + `{"n": 2, "write": "patch status Redis cache#1", "verb": "patch status", "kind": "Redis", "object": "ns/cache", "error": "conflict"}`,
+		"2026-11-27T01:00:01Z\tINFO\tfaults\t" + CrashAfter + ", as it asks\t" + `{"n": 2, "write": "patch status Redis cache#1", "verb": "patch status", "kind": "Redis", "object": "ns/cache"}`,
+		"2026-11-27T01:00:02Z\tINFO\tfaults\t" + CrashBefore + ", as it asks\t" + `{"n": 3, "write": "delete Pod cache-2#1", "verb": "delete", "kind": "Pod", "object": "ns/cache-2"}`,
+		"2026-11-27T01:00:03Z\tINFO\tfaults\t" + WatchHeld + ": the cache keeps the pods",
+	}, "\n")
+	want := []Write{
+		{N: 1, Verb: "create", Kind: "Pod", Object: "ns/cache-0", Name: "create Pod cache-0#1"},
+		{N: 2, Verb: "patch status", Kind: "Redis", Object: "ns/cache", Error: "conflict", Name: "patch status Redis cache#1"},
+		{N: 2, Verb: "patch status", Kind: "Redis", Object: "ns/cache", Name: "patch status Redis cache#1", Crash: true},
+		{N: 3, Verb: "delete", Kind: "Pod", Object: "ns/cache-2", Name: "delete Pod cache-2#1", Crash: true, Before: true},
+	}
+	if got := WritesIn(log); !reflect.DeepEqual(got, want) {
+		t.Errorf("WritesIn:\n got %+v\nwant %+v", got, want)
 	}
 }
 

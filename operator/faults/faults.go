@@ -1,4 +1,20 @@
-package controller
+// Package faults makes the operator misbehave on purpose, in the ways
+// that find the bugs of a controller (Sieve, OSDI '22; Acto, SOSP '23): a
+// crash between two writes, a write the API server refuses, a cache that
+// is behind. Environment variables ask for each fault; the end-to-end
+// suites of chapter 11 set them, and so can you (see chapter 11's
+// README).
+//
+// It is never in the operator that ships: only a build with the tag
+// faults (make build-faults: bin/operator-faults, which the suites run on
+// the host) has operator/faults.go, the one file that imports this
+// package. bin/operator and the image are built without it and carry
+// none of this code; `strings` finds none of these variables in them.
+//
+// This package is also the protocol between that build and the tests: the
+// variables' names, the exit status of a crash and the log lines of the
+// writes (WritesIn reads them) are defined here, once.
+package faults
 
 import (
 	"context"
@@ -7,6 +23,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,12 +46,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 )
 
-// Fault injection. Three environment variables, which production never
-// sets, make the operator's own process misbehave in the ways that find
-// the bugs of a controller (Sieve, OSDI '22; Acto, SOSP '23): a crash
-// between two writes, a write the API server refuses, a cache that is
-// behind. The chapter 11 suite sets them; so can you, see the README.
+// The environment variables that ask for faults. They share Prefix, so
+// that a misspelt one is refused rather than ignored.
 const (
+	Prefix = "REDIS_OPERATOR_FAULT_"
 	// EnvCrashAfterWrite is a number N: the operator logs each write it
 	// makes (a create, update, patch, apply or delete, of an object or of its
 	// status) with its number, and exits with CrashExitCode right after
@@ -45,28 +60,65 @@ const (
 	// Redis cache#3" the third patch of that Redis' status. A name stays
 	// with its write when other writes come and go: how many status
 	// patches a run makes depends on how events fall together.
-	EnvCrashAfterWrite = "FAULT_CRASH_AFTER_WRITE"
+	EnvCrashAfterWrite = Prefix + "CRASH_AFTER_WRITE"
 	// EnvCrashBeforeWrite names a write in the same way: the operator
 	// exits right before it is sent. That is right after the write before
 	// it, whichever that was in this run.
-	EnvCrashBeforeWrite = "FAULT_CRASH_BEFORE_WRITE"
+	EnvCrashBeforeWrite = Prefix + "CRASH_BEFORE_WRITE"
 	// EnvConflictOnce, set to true, answers each write with 409 Conflict,
 	// as a write that lost a race would be, the first time it is made: it
 	// is not sent. The same write made again (the same verb, object and,
 	// for a patch, the same patch) goes through. A reconciler that drops
 	// the error of a write, instead of returning it to be retried, is left
-	// with that write never made.
-	EnvConflictOnce = "FAULT_CONFLICT_ONCE"
+	// with that write never made. The error says ConflictInjected.
+	EnvConflictOnce = Prefix + "CONFLICT_ONCE"
 	// EnvStalePods, set to true, lets two signals hold the pod watch:
 	// after SIGUSR1 the cache keeps the pods as they were and no pod event
-	// arrives; after SIGUSR2 the events held come through, in order, as
-	// they would from an informer that catches up.
-	EnvStalePods = "FAULT_STALE_PODS"
+	// arrives (the log says WatchHeld); after SIGUSR2 the events held
+	// come through, in order, as they would from an informer that catches
+	// up.
+	EnvStalePods = Prefix + "STALE_PODS"
 
 	// CrashExitCode is the status the operator exits with when it crashes
 	// on purpose.
 	CrashExitCode = 3
 )
+
+// The log lines of the faults: the logger's name and the messages that
+// WritesIn and the suites look for.
+const (
+	LoggerName       = "faults"
+	WriteMessage     = "Write"
+	CrashBefore      = "Crashing before write"
+	CrashAfter       = "Crashing after write"
+	WatchHeld        = "Pod watch held"
+	WatchReleased    = "Pod watch released"
+	ConflictInjected = "injected by " + EnvConflictOnce
+)
+
+// known are the variables this package reads.
+var known = []string{EnvCrashAfterWrite, EnvCrashBeforeWrite, EnvConflictOnce, EnvStalePods}
+
+// Inject reads the faults that the environment asks for and sets the
+// manager's options for them: a client whose writes go through the write
+// faults, pod informers behind a gate. It returns what to add to the
+// manager once it is made (nil: nothing). With no fault asked for it
+// changes nothing. It refuses to run in a pod: faults are for an operator
+// that a test runs on its machine, never for one that a cluster runs.
+func Inject(opts *ctrl.Options) (func(ctrl.Manager) error, error) {
+	f, err := faultsFromEnv()
+	if err != nil || !f.any() {
+		return nil, err
+	}
+	if host := os.Getenv("KUBERNETES_SERVICE_HOST"); host != "" {
+		return nil, fmt.Errorf("%s* asks for faults, but this process runs in a pod (KUBERNETES_SERVICE_HOST=%s): faults are for the test build of the operator on your machine, never in a cluster", Prefix, host)
+	}
+	gate := f.apply(opts)
+	if gate == nil {
+		return nil, nil
+	}
+	return func(mgr ctrl.Manager) error { return mgr.Add(holdOnSignals(gate)) }, nil
+}
 
 // faults are the faults the environment asks for.
 type faults struct {
@@ -97,6 +149,11 @@ func writeName(env, v string) (string, error) {
 // an error, never a fault silently left out.
 func faultsFromEnv() (faults, error) {
 	f := faults{crashAfter: -1}
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, Prefix) && !slices.Contains(known, name) {
+			return f, fmt.Errorf("%s is no fault this operator knows: the faults are %s", name, strings.Join(known, ", "))
+		}
+	}
 	number := func(name string, min int) (int, error) {
 		n, err := strconv.Atoi(os.Getenv(name))
 		if err != nil || n < min {
@@ -135,11 +192,13 @@ func faultsFromEnv() (faults, error) {
 
 func (f faults) writes() bool { return f.crashAfter >= 0 || f.crashAt != "" || f.conflictOnce }
 
+func (f faults) any() bool { return f.writes() || f.stalePods }
+
 // apply sets the manager's options for the faults: a client whose writes
 // go through a writeFaults, and pod informers behind a watchGate. It
-// returns the gate (nil without FAULT_STALE_PODS).
+// returns the gate (nil without EnvStalePods).
 func (f faults) apply(opts *ctrl.Options) *watchGate {
-	log := ctrl.Log.WithName("faults")
+	log := ctrl.Log.WithName(LoggerName)
 	if f.writes() {
 		w := &writeFaults{faults: f, exit: os.Exit}
 		opts.NewClient = func(cfg *rest.Config, o client.Options) (client.Client, error) {
@@ -172,7 +231,7 @@ func holdOnSignals(gate *watchGate) manager.RunnableFunc {
 	signals := make(chan os.Signal, 2)
 	signal.Notify(signals, syscall.SIGUSR1, syscall.SIGUSR2)
 	return func(ctx context.Context) error {
-		log := ctrl.Log.WithName("faults")
+		log := ctrl.Log.WithName(LoggerName)
 		defer signal.Stop(signals)
 		for {
 			select {
@@ -181,10 +240,10 @@ func holdOnSignals(gate *watchGate) manager.RunnableFunc {
 			case s := <-signals:
 				if s == syscall.SIGUSR1 {
 					gate.hold()
-					log.Info("Pod watch held: the cache keeps the pods as they are now")
+					log.Info(WatchHeld + ": the cache keeps the pods as they are now")
 				} else {
 					gate.release()
-					log.Info("Pod watch released: the events held come through")
+					log.Info(WatchReleased + ": the events held come through")
 				}
 			}
 		}
@@ -226,9 +285,9 @@ func (w *writeFaults) write(c client.Client, verb string, obj client.Object, pat
 	name := verb + " " + kind + " " + obj.GetName()
 	w.named[name]++
 	name = fmt.Sprintf("%s#%d", name, w.named[name])
-	log := ctrl.Log.WithName("faults").WithValues("n", w.n, "write", name, "verb", verb, "kind", kind, "object", obj.GetNamespace()+"/"+obj.GetName())
+	log := ctrl.Log.WithName(LoggerName).WithValues("n", w.n, "write", name, "verb", verb, "kind", kind, "object", obj.GetNamespace()+"/"+obj.GetName())
 	if w.crashBefore && name == w.crashAt {
-		log.Info("Crashing before write, as " + EnvCrashBeforeWrite + " asks")
+		log.Info(CrashBefore + ", as " + EnvCrashBeforeWrite + " asks")
 		w.exit(CrashExitCode)
 		return errors.New("crashed before the write") // only a test's exit returns
 	}
@@ -246,16 +305,16 @@ func (w *writeFaults) write(c client.Client, verb string, obj client.Object, pat
 			w.made = map[string]bool{}
 		}
 		w.made[key] = true
-		err = apierrors.NewConflict(resource, obj.GetName(), errors.New("injected by "+EnvConflictOnce))
+		err = apierrors.NewConflict(resource, obj.GetName(), errors.New(ConflictInjected))
 	} else {
 		err = send()
 	}
 	if err != nil {
 		log = log.WithValues("error", err.Error())
 	}
-	log.Info("Write")
+	log.Info(WriteMessage)
 	if w.n == w.crashAfter || (!w.crashBefore && name == w.crashAt) {
-		log.Info("Crashing after write, as " + EnvCrashAfterWrite + " asks")
+		log.Info(CrashAfter + ", as " + EnvCrashAfterWrite + " asks")
 		w.exit(CrashExitCode)
 	}
 	return err
@@ -420,4 +479,51 @@ func (w *gatedWatch) ResultChan() <-chan watch.Event { return w.out }
 func (w *gatedWatch) Stop() {
 	w.stopOnce.Do(func() { close(w.stop) })
 	w.Interface.Stop()
+}
+
+// Write is one write as the log gives it (with EnvCrashAfterWrite set).
+type Write struct {
+	N      int    `json:"n"`
+	Verb   string `json:"verb"`
+	Kind   string `json:"kind"`
+	Object string `json:"object"`
+	Error  string `json:"error"`
+	// Name is how the faults name it: its verb, kind, object's name and,
+	// after #, which of the writes of that name it is ("delete Pod
+	// cache-4#1").
+	Name string `json:"write"`
+	// Crash is true on the line that says the operator exits after it, or
+	// before it if Before.
+	Crash, Before bool `json:"-"`
+}
+
+func (w Write) String() string {
+	s := fmt.Sprintf("%d: %s %s %s", w.N, w.Verb, w.Kind, w.Object)
+	if w.Error != "" {
+		s += " (" + w.Error + ")"
+	}
+	return s
+}
+
+// WritesIn reads the write lines of an operator's log (the operator's
+// development logger: time, level, logger and message, then the key/values
+// as one JSON object, separated by tabs).
+func WritesIn(log string) []Write {
+	var writes []Write
+	for _, line := range strings.Split(log, "\n") {
+		fields := strings.Split(line, "\t")
+		if len(fields) < 5 || fields[2] != LoggerName || !strings.HasPrefix(fields[4], "{") {
+			continue
+		}
+		var w Write
+		if err := json.Unmarshal([]byte(fields[4]), &w); err != nil || w.N == 0 {
+			continue
+		}
+		w.Before = strings.HasPrefix(fields[3], CrashBefore)
+		w.Crash = w.Before || strings.HasPrefix(fields[3], CrashAfter)
+		if w.Crash || fields[3] == WriteMessage {
+			writes = append(writes, w)
+		}
+	}
+	return writes
 }
