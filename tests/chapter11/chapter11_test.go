@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"example.com/redis-operator/operator/faults"
@@ -159,8 +160,9 @@ func (s SweepSummary) String() string {
 // writes, then once for each crash point of that clean run (crashPoints),
 // with the operator crashed there and restarted at once. A run that did
 // not reach its point is made again once. Every run that crashed must
-// reach the clean run's state after every step, and every write of the
-// clean run must have been crashed after at least once. The sweep runs
+// reach the clean run's state after every step, with the same details
+// (State.Details), and make no write after the last step; every write of
+// the clean run must have been crashed after at least once. The sweep runs
 // every point and reports every failing run, unless Ginkgo runs with
 // --fail-fast: then it stops at the first (prove's mutant runs do: one
 // failing run is the verdict).
@@ -176,7 +178,9 @@ func expectCrashSweep(ctx context.Context) {
 	env.WaitForOtherNamespacesEmpty(ctx, "")
 	env.WaitForOwnerMapping(ctx)
 	offset := env.Operator.LogOffset()
-	clean := runScenario(ctx, env.NewNamespace(ctx), steps)
+	cleanNS := env.NewNamespace(ctx)
+	clean := runScenario(ctx, cleanNS, steps)
+	expectNoStrayWrite(ctx, cleanNS)
 	Expect(env.Operator.Stop()).To(Succeed())
 	Expect(env.Operator.Exits()).To(BeEmpty(), "the operator exited during the clean run")
 
@@ -242,6 +246,10 @@ func crashRun(ctx context.Context, steps []Step, clean []State, point crashPoint
 	Expect(startSupervised(ctx, point.vars(), countWrites)).To(Succeed())
 	var states []State
 	err := InterceptGomegaFailure(func() { states = runScenario(ctx, ns, steps) })
+	var stray error
+	if err == nil {
+		stray = InterceptGomegaFailure(func() { expectNoStrayWrite(ctx, ns) })
+	}
 	Expect(env.Operator.Stop()).To(Succeed())
 	exits := env.Operator.Exits()
 	var crash *faults.Write
@@ -271,8 +279,51 @@ func crashRun(ctx context.Context, steps []Step, clean []State, point crashPoint
 		if states[i].Status != clean[i].Status || !slices.Equal(states[i].Pods, clean[i].Pods) {
 			failure += fmt.Sprintf("after step %q: %v, the clean run %v; ", steps[i].Name, states[i], clean[i])
 		}
+		if d := detailsDiff(states[i].Details, clean[i].Details); d != "" {
+			failure += fmt.Sprintf("after step %q, not as in the clean run: %s; ", steps[i].Name, d)
+		}
+	}
+	if stray != nil {
+		failure += stray.Error()
 	}
 	return true, strings.TrimSuffix(failure, "; ")
+}
+
+// detailsDiff says how a run's details differ from the clean run's, or "".
+func detailsDiff(got, clean []string) string {
+	var d []string
+	for _, g := range got {
+		if !slices.Contains(clean, g) {
+			d = append(d, "this run: "+g)
+		}
+	}
+	for _, c := range clean {
+		if !slices.Contains(got, c) {
+			d = append(d, "the clean run: "+c)
+		}
+	}
+	return strings.Join(d, "; ")
+}
+
+// strayWriteWindow is how long, after the scenario's last step, the
+// operator must make no write in the scenario's namespace: the state was
+// reached, and anything it writes then is a write it should not make.
+const strayWriteWindow = 2 * time.Second
+
+// expectNoStrayWrite checks that the operator makes no write in namespace
+// ns for strayWriteWindow from now.
+func expectNoStrayWrite(ctx context.Context, ns string) {
+	GinkgoHelper()
+	offset := env.Operator.LogOffset()
+	Consistently(func() []string {
+		var stray []string
+		for _, w := range env.Operator.WritesSince(offset) {
+			if strings.HasPrefix(w.Object, ns+"/") {
+				stray = append(stray, w.String())
+			}
+		}
+		return stray
+	}).WithContext(ctx).WithTimeout(strayWriteWindow).Should(BeEmpty(), "a write after the scenario's last step")
 }
 
 // startSupervised starts the operator under StartSupervised, and stops it
@@ -576,12 +627,18 @@ func expectRecoversFromAPIServerRestart(ctx context.Context, ns string, leaderEl
 type State struct {
 	Pods   []string
 	Status string
+	// Details is the rest of what the operator wrote there, which a step's
+	// Want does not say but a user sees: each pod's labels, images, owner
+	// references and finalizers; the Redis' labels, finalizers, selector
+	// and conditions with their reasons and messages. The crash sweep
+	// compares it with the clean run's, step by step.
+	Details []string `json:"-"`
 	// UIDs are the pods' UIDs, which a second run does not share: not
 	// compared, but checked between the steps of one run.
 	UIDs map[string]types.UID `json:"-"`
 }
 
-// withoutUIDs is s as two runs compare it.
+// withoutUIDs is s as a step's Want says it.
 func (s State) withoutUIDs() State { return State{Pods: s.Pods, Status: s.Status} }
 
 // stateOf reads the State of namespace ns, whose Redis is named redis.
@@ -605,6 +662,13 @@ func stateOf(ctx context.Context, ns, redis string) (State, error) {
 		s.Status = fmt.Sprintf("spec %d, status %d pods, %d ready, generation observed %t, Available %s, Progressing %s",
 			r.Spec.Replicas, r.Status.Replicas, r.Status.ReadyReplicas, r.Status.ObservedGeneration == r.Generation,
 			cond(available), cond(progressing))
+		var conditions []string
+		for _, c := range r.Status.Conditions {
+			conditions = append(conditions, fmt.Sprintf("%s %s %s %q", c.Type, c.Status, c.Reason, c.Message))
+		}
+		slices.Sort(conditions)
+		s.Details = append(s.Details, fmt.Sprintf("Redis %s: labels %v, finalizers %v, selector %q, conditions %v",
+			r.Name, r.Labels, r.Finalizers, r.Status.Selector, conditions))
 	}
 	list := &corev1.PodList{}
 	if err := env.Client.List(ctx, list, client.InNamespace(ns)); err != nil {
@@ -624,8 +688,19 @@ func stateOf(ctx context.Context, ns, redis string) (State, error) {
 		}
 		s.Pods = append(s.Pods, desc)
 		s.UIDs[p.Name] = p.UID
+		var images, owners []string
+		for _, c := range p.Spec.Containers {
+			images = append(images, c.Name+"="+c.Image)
+		}
+		for _, o := range p.OwnerReferences {
+			owners = append(owners, fmt.Sprintf("%s %s %s controller=%t blockOwnerDeletion=%t", o.APIVersion, o.Kind, o.Name,
+				ptr.Deref(o.Controller, false), ptr.Deref(o.BlockOwnerDeletion, false)))
+		}
+		s.Details = append(s.Details, fmt.Sprintf("pod %s: labels %v, images %v, owners %v, finalizers %v",
+			p.Name, p.Labels, images, owners, p.Finalizers))
 	}
 	slices.Sort(s.Pods)
+	slices.Sort(s.Details)
 	return s, nil
 }
 
