@@ -259,7 +259,7 @@ func runSuite(in runInput) (*runResult, error) {
 			what = fmt.Sprintf("those %d specs", len(in.focus))
 		}
 	case in.lessonsOnly:
-		args = append(args, "--label-filter=lesson")
+		args = append(args, "--label-filter=lesson", "--fail-on-empty")
 		what = "the lesson specs"
 	}
 	args = append(args, in.suite)
