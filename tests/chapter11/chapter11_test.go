@@ -613,6 +613,7 @@ func expectRecoversFromAPIServerRestart(ctx context.Context, ns string, leaderEl
 	exits := env.Operator.Exits()
 	r.Exits = len(exits)
 	if !leaderElect {
+		By("the operator never exited: without leader election, nothing in a restart of the API server should end it")
 		Expect(exits).To(BeEmpty(), "the operator exited: without leader election, an API server restart should not end it")
 	}
 	Expect(env.Operator.Running()).To(BeTrue(), "the operator is not running")
