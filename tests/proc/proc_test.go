@@ -1,8 +1,10 @@
 package proc
 
 import (
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -28,7 +30,12 @@ func TestFreePort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if port <= 0 || port > 65535 {
-		t.Errorf("FreePort = %d, want a TCP port", port)
+	if port < lowestPort || port >= ephemeralLow() {
+		t.Errorf("FreePort = %d, want a port from %d to below the ephemeral ports (%d)", port, lowestPort, ephemeralLow())
 	}
+	l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
+	if err != nil {
+		t.Fatalf("listening on the free port %d: %v", port, err)
+	}
+	defer l.Close()
 }
