@@ -182,6 +182,7 @@ func expectCertRotation(ctx context.Context, ns string) {
 	after, err := fileCertSerial(certDir + "/tls.crt")
 	Expect(err).NotTo(HaveOccurred())
 	Expect(after).NotTo(Equal(before), "make rotate-webhook-cert kept the serving certificate")
+	By("every replica serves the new certificate, with no restart, and the probe was refused all along")
 	start := time.Now()
 	// The kubelet updates a mounted Secret at its next sync of the pod:
 	// on the course's kind cluster within 10 s, by default within a
