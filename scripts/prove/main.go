@@ -365,10 +365,9 @@ func verdict(chapter int, red, green *runResult) error {
 		r, ran := redByName[g.FullText()]
 		rv := judgeRed(r, ran)
 		greenOK := g.State == types.SpecStatePassed
-		_, greenMarked := lessonStep(g)
+		_, greenStepped := lessonStep(g)
 		_, greenChecked := decidingCheck(g)
-		greenMarked = greenMarked && greenChecked
-		fmt.Printf("  %-3s %-9s | %-9s | %s\n", mark(rv.ok && greenOK && greenMarked), rv.state, g.State.String(), g.FullText())
+		fmt.Printf("  %-3s %-9s | %-9s | %s\n", mark(rv.ok && greenOK && greenStepped && greenChecked), rv.state, g.State.String(), g.FullText())
 		if rv.ok {
 			fmt.Printf("        failed against %s in step %q: %s\n", red.against(), rv.step, why(r.Failure.Message))
 		} else {
@@ -377,7 +376,7 @@ func verdict(chapter int, red, green *runResult) error {
 		}
 		if !greenOK {
 			problems = append(problems, fmt.Sprintf("%q must pass against chapter %d, but it %s: %s", g.FullText(), chapter, g.State, why(g.Failure.Message)))
-		} else if _, ok := lessonStep(g); !ok {
+		} else if !greenStepped {
 			problems = append(problems, fmt.Sprintf("%q has no lesson step (framework.LessonStep): nothing says where its setup ends", g.FullText()))
 		} else if !greenChecked {
 			problems = append(problems, fmt.Sprintf("%q has no deciding check (framework.DecidingCheck): nothing says which assertion decides it", g.FullText()))
@@ -460,8 +459,9 @@ func notTheCheck(s types.SpecReport) string {
 		return "it ran out of its time before its check could decide: " + why(msg)
 	case undescribedError(msg):
 		return "it failed with an error that no check describes (of kubectl, the network or the cluster): " + why(msg)
-	case apiServerUnreachable(msg) != "":
-		return fmt.Sprintf("it failed because the API server did not answer (%s): %s", apiServerUnreachable(msg), why(msg))
+	}
+	if said := apiServerUnreachable(msg); said != "" {
+		return fmt.Sprintf("it failed because the API server did not answer (%s): %s", said, why(msg))
 	}
 	return ""
 }
@@ -491,13 +491,17 @@ func apiServerUnreachable(msg string) string {
 	return ""
 }
 
-// gomegaPreamble: the lines Gomega writes before a failure's own words.
-var gomegaPreamble = regexp.MustCompile(`^(Timed out after [0-9.]+s\.|Failed after [0-9.]+s\.|Told to stop trying after [0-9.]+s\.|The function passed to \w+ failed at .* with:)$`)
+// The lines Gomega writes before a failure's own words: how long an
+// Eventually or Consistently ran, and where the function it polled failed.
+var (
+	gomegaTiming   = regexp.MustCompile(`^(Timed out|Failed|Told to stop trying) after [0-9.]+s\.$`)
+	gomegaFunction = regexp.MustCompile(`^The function passed to \w+ failed at .* with:$`)
+)
 
 // firstLine is a failure's first line that is not Gomega's preamble.
 func firstLine(msg string) string {
 	for _, l := range strings.Split(msg, "\n") {
-		if l = strings.TrimSpace(l); l != "" && !gomegaPreamble.MatchString(l) {
+		if l = strings.TrimSpace(l); l != "" && !gomegaTiming.MatchString(l) && !gomegaFunction.MatchString(l) {
 			return l
 		}
 	}
@@ -577,11 +581,11 @@ func why(msg string) string {
 	var lines []string
 	for _, l := range strings.Split(strings.TrimSpace(msg), "\n") {
 		l = strings.TrimSpace(l)
-		if l == "" || strings.HasPrefix(l, "The function passed to") {
+		if l == "" || gomegaFunction.MatchString(l) {
 			continue
 		}
 		lines = append(lines, l)
-		if len(lines) == 2 || !strings.HasPrefix(lines[0], "Timed out") && !strings.HasPrefix(lines[0], "Failed after") && !strings.HasPrefix(lines[0], "Told to stop trying") {
+		if len(lines) == 2 || !gomegaTiming.MatchString(lines[0]) {
 			break
 		}
 	}

@@ -315,15 +315,15 @@ const strayWriteWindow = 2 * time.Second
 func expectNoStrayWrite(ctx context.Context, ns string) {
 	GinkgoHelper()
 	offset := env.Operator.LogOffset()
-	Consistently(func() []string {
-		var stray []string
-		for _, w := range env.Operator.WritesSince(offset) {
-			if strings.HasPrefix(w.Object, ns+"/") {
-				stray = append(stray, w.String())
-			}
-		}
-		return stray
-	}).WithContext(ctx).WithTimeout(strayWriteWindow).Should(BeEmpty(), "a write after the scenario's last step")
+	Consistently(func() []faults.Write { return writesIn(ns, env.Operator.WritesSince(offset)) }).
+		WithContext(ctx).WithTimeout(strayWriteWindow).Should(BeEmpty(), "a write after the scenario's last step")
+}
+
+// writesIn keeps the writes to the objects of namespace ns: an earlier
+// spec's namespace may still be going, its Redis reconciled by the same
+// operator, and its writes are not this spec's.
+func writesIn(ns string, writes []faults.Write) []faults.Write {
+	return slices.DeleteFunc(writes, func(w faults.Write) bool { return !strings.HasPrefix(w.Object, ns+"/") })
 }
 
 // startSupervised starts the operator under StartSupervised, and stops it
@@ -358,10 +358,7 @@ func expectLastStateOnly(ctx context.Context, ns string) {
 	}
 	Eventually(func(g Gomega) {
 		var creates []string
-		for _, w := range env.Operator.WritesSince(offset) {
-			if !strings.HasPrefix(w.Object, ns+"/") {
-				continue // an earlier spec's namespace, still going
-			}
+		for _, w := range writesIn(ns, env.Operator.WritesSince(offset)) {
 			g.Expect(w.Error).To(BeEmpty(), "write %s", w)
 			switch {
 			case w.Verb == "create" && w.Kind == "Pod":
@@ -464,22 +461,13 @@ func expectConvergesThroughConflicts(ctx context.Context, ns string) {
 	// Only this spec's namespace: an earlier spec's Redis may still be
 	// reconciled while its namespace goes, and its refused writes, never
 	// needed again, are not made again.
-	inNamespace := func(log string) []faults.Write {
-		var writes []faults.Write
-		for _, w := range faults.WritesIn(log) {
-			if strings.HasPrefix(w.Object, ns+"/") {
-				writes = append(writes, w)
-			}
-		}
-		return writes
-	}
 	log := env.Operator.LogSince(offset)
-	writes := inNamespace(log)
+	writes := writesIn(ns, faults.WritesIn(log))
 	// Each write refused before the Redis was deleted must be made again.
 	// Once it is deleted, a reconcile that still found it in the cache may
 	// have a write refused that the next reconcile, which finds it gone,
 	// rightly does not make.
-	needed := len(inNamespace(log[:deleting-offset]))
+	needed := len(writesIn(ns, faults.WritesIn(log[:deleting-offset])))
 	refused := 0
 	for i, w := range writes[:needed] {
 		if !strings.Contains(w.Error, faults.ConflictInjected) {
