@@ -17,12 +17,25 @@ import (
 // mdLink is an inline Markdown link or image: [text](target).
 var mdLink = regexp.MustCompile(`(!?)\[([^\]]*)\]\(([^()\s]+)\)`)
 
+// quoteFence opens a code block that quotes a file of the course, named
+// from its root (tests/docs checks it): ```go quote=tests/chapter03/x.go.
+var quoteFence = regexp.MustCompile("(?m)^(```\\w+) quote=(\\S+)$")
+
 // branchReadme returns the README at branch path bp (README.md or
 // README.zh-CN.md) made from the chapter's, whose content is data. files
 // is the branch's tree.
 func branchReadme(data []byte, bp string, s *source, c chapter, files map[string]output) []byte {
 	zh := bp == "README.zh-CN.md"
-	body := mdLink.ReplaceAllStringFunc(string(data), func(link string) string {
+	// A quoted file is named where the branch has it; a file the branch
+	// does not have is not named.
+	body := quoteFence.ReplaceAllStringFunc(string(data), func(fence string) string {
+		m := quoteFence.FindStringSubmatch(fence)
+		if to, ok := branchPath(m[2], c); ok && hasPath(files, to) {
+			return m[1] + " quote=" + to
+		}
+		return m[1]
+	})
+	body = mdLink.ReplaceAllStringFunc(body, func(link string) string {
 		m := mdLink.FindStringSubmatch(link)
 		image, text, target := m[1], m[2], m[3]
 		if strings.Contains(target, ":") || strings.HasPrefix(target, "#") {
@@ -38,6 +51,9 @@ func branchReadme(data []byte, bp string, s *source, c chapter, files map[string
 		}
 		if p == "README.md" || p == "README.zh-CN.md" {
 			return text + pick(zh, " (the course repository's README)", "（课程仓库的 README）")
+		}
+		if p == "TESTING.md" || p == "TESTING.zh-CN.md" {
+			return text + pick(zh, " (a page of the course repository)", "（课程仓库里的一页）")
 		}
 		if to, ok := branchPath(p, c); ok && hasPath(files, to) {
 			// A link that shows its path shows the branch's.

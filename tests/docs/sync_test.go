@@ -10,31 +10,48 @@ import (
 	"testing"
 )
 
-// The course's READMEs exist in English (README.md) and Simplified Chinese
-// (README.zh-CN.md). A translation may word things its own way, but both
+// The course's pages exist in English (README.md, TESTING.md) and
+// Simplified Chinese (README.zh-CN.md, TESTING.zh-CN.md). A translation may word things its own way, but both
 // must have the same sections, the same code blocks (comments may be
 // translated, except in "Try it" output), the same commands in the text
 // and the same links, and each must link to the other before anything
 // else.
 func TestReadmesInSync(t *testing.T) {
-	root := filepath.Join("..", "..")
-	readmes, err := filepath.Glob(filepath.Join(root, "chapters", "*", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	readmes = append([]string{filepath.Join(root, "README.md")}, readmes...)
-	for _, en := range readmes {
-		enPath, _ := filepath.Rel(root, en)
-		zhPath := strings.TrimSuffix(enPath, ".md") + ".zh-CN.md"
+	for _, enPath := range englishDocs(t) {
 		t.Run(enPath, func(t *testing.T) {
-			for _, problem := range compareTwins(t, root, enPath, zhPath) {
+			for _, problem := range compareTwins(t, root, enPath, chineseTwin(enPath)) {
 				t.Error(problem)
 			}
 		})
 	}
 }
 
-// compareTwins compares the README enPath with its Chinese twin zhPath,
+// root is the repository's root, seen from this package.
+var root = filepath.Join("..", "..")
+
+// englishDocs are the course's pages in English, relative to root: the
+// README, the page on testing operators, and each chapter's README.
+func englishDocs(t *testing.T) []string {
+	t.Helper()
+	chapters, err := filepath.Glob(filepath.Join(root, "chapters", "*", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := []string{"README.md", "TESTING.md"}
+	for _, c := range chapters {
+		rel, err := filepath.Rel(root, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, rel)
+	}
+	return docs
+}
+
+// chineseTwin is the path of an English page's Chinese version.
+func chineseTwin(enPath string) string { return strings.TrimSuffix(enPath, ".md") + ".zh-CN.md" }
+
+// compareTwins compares the page enPath with its Chinese twin zhPath,
 // both relative to root, and returns what differs.
 func compareTwins(t *testing.T, root, enPath, zhPath string) []string {
 	t.Helper()
@@ -53,11 +70,11 @@ func compareTwins(t *testing.T, root, enPath, zhPath string) []string {
 	var problems []string
 	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 
-	if len(en.Links) == 0 || en.Links[0] != "README.zh-CN.md" {
-		add("%s: its first link must be to README.zh-CN.md (the Chinese version)", enPath)
+	if want := filepath.Base(zhPath); len(en.Links) == 0 || en.Links[0] != want {
+		add("%s: its first link must be to %s (the Chinese version)", enPath, want)
 	}
-	if len(zh.Links) == 0 || zh.Links[0] != "README.md" {
-		add("%s: its first link must be to README.md (the English version)", zhPath)
+	if want := filepath.Base(enPath); len(zh.Links) == 0 || zh.Links[0] != want {
+		add("%s: its first link must be to %s (the English version)", zhPath, want)
 	}
 
 	levels := func(d *Doc) []int {
@@ -106,18 +123,18 @@ func outline(d *Doc) string {
 	return b.String()
 }
 
-// shellComment and goComment match a comment that starts a line or
-// follows a space.
-var (
-	shellComment = regexp.MustCompile(`(?m)(^|[ \t])#( .*)?$`)
-	goComment    = regexp.MustCompile(`(?m)(^|[ \t])//.*$`)
-)
+// shellComment matches a comment that starts a line or follows a space
+// (goComment, its Go twin, is in quote.go).
+var shellComment = regexp.MustCompile(`(?m)(^|[ \t])#( .*)?$`)
 
-// withoutComments is a code block with its comments removed: a console
-// session's commands lose theirs, its expected output stays as it is.
+// withoutComments is a code block with its comments removed, and the
+// lines that held only a comment (a translation may wrap its comments
+// otherwise): a console session's commands lose theirs, its expected
+// output stays as it is.
 func withoutComments(b CodeBlock) string {
 	var out []string
 	for _, line := range strings.Split(b.Text, "\n") {
+		blank := strings.TrimSpace(line) == ""
 		switch b.Lang {
 		case "go":
 			line = goComment.ReplaceAllString(line, "")
@@ -128,7 +145,10 @@ func withoutComments(b CodeBlock) string {
 		case "sh", "bash", "yaml", "text":
 			line = shellComment.ReplaceAllString(line, "")
 		}
-		out = append(out, strings.TrimRight(line, " \t"))
+		if line = strings.TrimRight(line, " \t"); line == "" && !blank {
+			continue
+		}
+		out = append(out, line)
 	}
 	return strings.Join(out, "\n")
 }
@@ -151,9 +171,9 @@ func commands(spans []string) []string {
 }
 
 // links are the link destinations after the first (the language link),
-// sorted, with each README link taken as its English twin and without
-// its #anchor, so that the Chinese READMEs link to each other and to
-// their own headings.
+// sorted, with each link to a Chinese page taken as its English twin and
+// without its #anchor, so that the Chinese pages link to each other and
+// to their own headings.
 func links(all []string) []string {
 	if len(all) == 0 {
 		return nil
@@ -162,7 +182,7 @@ func links(all []string) []string {
 	for _, dest := range all[1:] {
 		if !strings.Contains(dest, "://") {
 			dest, _, _ = strings.Cut(dest, "#")
-			dest = strings.Replace(dest, "README.zh-CN.md", "README.md", 1)
+			dest = strings.Replace(dest, ".zh-CN.md", ".md", 1)
 		}
 		l = append(l, dest)
 	}
