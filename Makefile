@@ -58,9 +58,9 @@ export OUTPUT_DIR KUBERNETES_VERSION CLUSTER LOCAL_CLUSTER_DIR KIND_CLUSTER_DIR 
 export KUBECTL ?= $(KUBERNETES_BIN)/kubectl
 
 # `make test-chapter 5`, `make prove-chapter 5`, `make diff-chapter 5`,
-# `make run 5` and `make try-it 5`: the word after the target is the chapter number (CHAPTER=5
-# works too).
-ifneq ($(filter test-chapter prove-chapter diff-chapter run try-it build-variant mutants mutant,$(firstword $(MAKECMDGOALS))),)
+# `make run 5`, `make try-it 5`, `make install 5` and `make deploy 10`:
+# the word after the target is the chapter number (CHAPTER=5 works too).
+ifneq ($(filter test-chapter prove-chapter diff-chapter run try-it build-variant mutants mutant install deploy,$(firstword $(MAKECMDGOALS))),)
   CHAPTER_ARG := $(word 2,$(MAKECMDGOALS))
   ifneq ($(CHAPTER_ARG),)
     $(eval $(CHAPTER_ARG):;@:)
@@ -215,7 +215,7 @@ include scripts/common.mk
 ##@ Against the cluster
 
 .PHONY: install
-install: ## Install chapter N's CRD (OPERATOR_CHAPTER or CHAPTER; default the latest) into the test cluster (after cluster-up; else the current KUBECONFIG's).
+install: ## Install chapter N's CRD (make install 10, or OPERATOR_CHAPTER or CHAPTER; default the latest) into the test cluster (after cluster-up; else the current KUBECONFIG's).
 	@rm -rf $(CRD_BUILD_DIR) && mkdir -p $(CRD_BUILD_DIR) && cp -R config/crd/. $(CRD_BUILD_DIR)/ && cp -R $(crd_kustomization)/. $(CRD_BUILD_DIR)/
 	@$(with_kubeconfig) $(KUBECTL_CMD) apply --server-side --force-conflicts -k $(CRD_BUILD_DIR)
 	@$(with_kubeconfig) $(KUBECTL_CMD) wait --for condition=Established --timeout=60s crd/redis.myapp.example.com
@@ -322,6 +322,9 @@ clean: cluster-down ## Stop the test clusters and remove bin/ and _output/ (the 
 	rm -rf $(BIN) _output
 	$(if $(filter-out $(CURDIR)/_output,$(OUTPUT_DIR)),@echo "OUTPUT_DIR=$(OUTPUT_DIR) is yours: remove it yourself")
 
+# make deploy runs the chapter named (make deploy 10), or the latest: the
+# course's image holds every chapter, OPERATOR_CHAPTER selects one.
+DEPLOY_SELECTS_CHAPTER := yes
 include scripts/deploy.mk
 
 # ---- helpers ----------------------------------------------------------------

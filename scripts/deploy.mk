@@ -22,17 +22,25 @@ OPERATOR_NAMESPACE := redis-operator-system
 # chapter's, in a branch its own), with the rules generated from the
 # markers of the chapter it runs (OPERATOR_CHAPTER) in the course, or of a
 # variant (OPERATOR_ROLE: make test-chapter N VARIANT=dir sets it).
-deploy_role = $(or $(OPERATOR_ROLE),$(if $(OPERATOR_CHAPTER),$(wildcard chapters/$(shell printf %02d '$(OPERATOR_CHAPTER)' 2>/dev/null)-*/role.yaml)))
+deploy_role = $(or $(OPERATOR_ROLE),$(if $(DEPLOY_SELECTS_CHAPTER),$(wildcard chapters/$(shell printf %02d '$(deploy_chapter)' 2>/dev/null)-*/role.yaml)))
+# The chapter make deploy runs: OPERATOR_CHAPTER (the suites set it), else
+# the chapter named (make deploy 10, or CHAPTER=10), else the latest; in a
+# chapter branch, its own. The operator runs in the cluster from chapter 9,
+# and serves the webhook from chapter 10.
+deploy_chapter = $(or $(OPERATOR_CHAPTER),$(CHAPTER))
+IN_CLUSTER_CHAPTER := 9
+deploy_chapter_named = $(or $(CHAPTER_ARG),$(filter command line environment,$(origin OPERATOR_CHAPTER) $(origin CHAPTER)))
 load_image = $(BIN)/cluster load-image --state-dir $(LOCAL_CLUSTER_DIR) --archive $(IMAGE_ARCHIVE)
 
-# The validating webhook, from chapter 10 on (where config/webhook exists).
+# The validating webhook, from chapter 10 on (where config/webhook exists,
+# and in the course when the chapter deployed is 10 or later).
 # Its certificates are the project's own (scripts/certs): a CA and a
 # serving certificate it signs, kept in _output/deploy/certs, for the
 # Service's names and for 127.0.0.1. A variant's webhook configuration is
 # generated from its own markers (make build-variant), as its role is:
 # make deploy then deploys config/webhook with that configuration.
 variant_webhook = $(if $(VARIANT),$(wildcard $(VARIANT_OUT)/manifests.yaml))
-WEBHOOK := $(wildcard config/webhook/kustomization.yaml)
+WEBHOOK = $(if $(filter-out 1 2 3 4 5 6 7 8 9 01 02 03 04 05 06 07 08 09,$(deploy_chapter)),$(wildcard config/webhook/kustomization.yaml))
 WEBHOOK_SERVICE := redis-operator-webhook-service
 WEBHOOK_CERT_DIR := $(DEPLOY_DIR)/certs
 webhook_certs = go run ./scripts/certs --dir $(WEBHOOK_CERT_DIR) \
@@ -46,9 +54,8 @@ webhook_path = $(shell sed -n 's/^ *path: *//p' config/webhook/manifests.yaml)
 # its calls under it.
 WEBHOOK_NAME := vredis-v1.myapp.example.com
 # make deploy waits for the webhook when pods serve it: not with no pod
-# (DEPLOY_REPLICAS=0), nor when they run a chapter before 10, which serves
-# none.
-webhook_served = $(if $(filter 0,$(DEPLOY_REPLICAS))$(filter 1 2 3 4 5 6 7 8 9,$(OPERATOR_CHAPTER)),,yes)
+# (DEPLOY_REPLICAS=0).
+webhook_served = $(if $(filter 0,$(DEPLOY_REPLICAS)),,yes)
 # Until kube-proxy routes the webhook's Service, a moment after its pods
 # are Ready (seconds on a busy machine), the API server cannot reach the
 # webhook and failurePolicy Ignore admits every Redis unchecked. So wait
@@ -75,7 +82,7 @@ load-image: docker-build cluster-up ## Put the operator's image on every node of
 	@$(load_image)
 
 .PHONY: deploy
-deploy: docker-build cluster-tool install ## Deploy the operator (config/default, 2 replicas; its webhook from chapter 10) with the image just built, and wait for it (DEPLOY_REPLICAS=0: no pods).
+deploy: check-deploy-chapter docker-build cluster-tool install ## Deploy chapter N's operator (make deploy 10; default the latest: config/default, 2 replicas; its webhook from chapter 10) with the image just built, and wait for it (DEPLOY_REPLICAS=0: no pods).
 	@if [[ '$(DEPLOY_REPLICAS)' != 0 ]]; then $(load_image); fi
 	@mkdir -p $(DEPLOY_DIR); $(if $(WEBHOOK),$(webhook_certs);) image=$$(cat $(IMAGE_DIR)/name); \
 	config=$$(realpath -m --relative-to=$(DEPLOY_DIR) config); \
@@ -92,24 +99,31 @@ deploy: docker-build cluster-tool install ## Deploy the operator (config/default
 	    echo "  type: kubernetes.io/tls"; echo "  files:"; echo "  - certs/tls.crt"; echo "  - certs/tls.key"; \
 	    echo "generatorOptions:"; echo "  disableNameSuffixHash: true # so that a new certificate updates the Secret the pods mount"; \
 	  fi; \
-	  if [[ -n '$(OPERATOR_CHAPTER)$(WEBHOOK)$(deploy_role)' ]]; then echo "patches:"; fi; \
+	  if [[ -n '$(DEPLOY_SELECTS_CHAPTER)$(WEBHOOK)$(deploy_role)' ]]; then echo "patches:"; fi; \
 	  if [[ -n '$(deploy_role)' ]]; then cp '$(deploy_role)' $(DEPLOY_DIR)/role.yaml; \
 	    echo "- path: role.yaml # $(deploy_role): the rules of the chapter it runs"; fi; \
-	  if [[ -n '$(OPERATOR_CHAPTER)' ]]; then echo "- target: {kind: Deployment, name: $(DEPLOYMENT)}"; echo "  patch: |-"; \
-	    echo "    - {op: add, path: /spec/template/spec/containers/0/env, value: [{name: OPERATOR_CHAPTER, value: \"$(OPERATOR_CHAPTER)\"}]}"; fi; \
+	  if [[ -n '$(DEPLOY_SELECTS_CHAPTER)' ]]; then echo "- target: {kind: Deployment, name: $(DEPLOYMENT)}"; echo "  patch: |-"; \
+	    echo "    - {op: add, path: /spec/template/spec/containers/0/env, value: [{name: OPERATOR_CHAPTER, value: \"$(deploy_chapter)\"}]}"; fi; \
 	  if [[ -n '$(WEBHOOK)' ]]; then echo "- target: {kind: ValidatingWebhookConfiguration}"; echo "  patch: |-"; \
 	    echo "    - {op: add, path: /webhooks/0/clientConfig/caBundle, value: $$(base64 -w0 $(WEBHOOK_CERT_DIR)/ca.crt)}"; \
 	    if [[ -n '$(WEBHOOK_URL)' ]]; then echo "    - {op: remove, path: /webhooks/0/clientConfig/service}"; \
 	      echo "    - {op: add, path: /webhooks/0/clientConfig/url, value: \"$(WEBHOOK_URL)$(webhook_path)\"}"; fi; fi; \
 	} > $(DEPLOY_DIR)/kustomization.yaml; \
-	echo "Deploying $$image$(if $(DEPLOY_REPLICAS), with $(DEPLOY_REPLICAS) replicas)$(if $(OPERATOR_CHAPTER), running chapter $(OPERATOR_CHAPTER))$(if $(WEBHOOK_URL), webhook at $(WEBHOOK_URL))"
+	echo "Deploying $$image$(if $(DEPLOY_REPLICAS), with $(DEPLOY_REPLICAS) replicas)$(if $(DEPLOY_SELECTS_CHAPTER), running chapter $(deploy_chapter)$(if $(deploy_chapter_named),, (the latest; make deploy N deploys chapter N)))$(if $(WEBHOOK), with its webhook$(if $(WEBHOOK_URL), at $(WEBHOOK_URL)))"
 	@$(with_kubeconfig) $(KUBECTL_CMD) apply -k $(DEPLOY_DIR)
 	@$(with_kubeconfig) $(KUBECTL_CMD) rollout status deployment/$(DEPLOYMENT) -n $(OPERATOR_NAMESPACE) --timeout=3m
 	$(if $(and $(WEBHOOK),$(webhook_served)),@$(with_kubeconfig) $(wait_for_webhook))
 
+# check-deploy-chapter fails unless the chapter make deploy runs is one
+# that runs in the cluster.
+.PHONY: check-deploy-chapter
+check-deploy-chapter:
+	@if ! [[ '$(deploy_chapter)' =~ ^[0-9]+$$ ]] || (( 10#$(deploy_chapter) < $(IN_CLUSTER_CHAPTER) )); then \
+	  echo "error: make deploy runs chapter $(IN_CLUSTER_CHAPTER) or later in the cluster (got chapter '$(deploy_chapter)'); make run N runs any chapter on your machine" >&2; exit 2; fi
+
 .PHONY: undeploy
 undeploy: ## Delete what make deploy applied, but not the CRD: every Redis and its pods stay.
-	$(if $(WEBHOOK),@$(with_kubeconfig) $(KUBECTL_CMD) delete -f config/webhook/manifests.yaml --ignore-not-found # first: no webhook without its operator)
+	$(if $(wildcard config/webhook/kustomization.yaml),@$(with_kubeconfig) $(KUBECTL_CMD) delete -f config/webhook/manifests.yaml --ignore-not-found # first: no webhook without its operator)
 	@$(with_kubeconfig) $(KUBECTL_CMD) delete -k config/default --ignore-not-found
 
 .PHONY: wait-webhook

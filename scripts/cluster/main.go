@@ -145,7 +145,7 @@ func run() error {
 		if err := p.Check(ctx); err != nil {
 			return fmt.Errorf("%w (start it with `make cluster-up CLUSTER=%s`)", err, name)
 		}
-		return p.LoadImage(ctx, archive, os.Stderr)
+		return p.LoadImage(ctx, archive, os.Stdout)
 	case "stop-apiserver", "start-apiserver":
 		if err := p.Check(ctx); err != nil {
 			return fmt.Errorf("%w (start it with `make cluster-up CLUSTER=%s`)", err, name)
