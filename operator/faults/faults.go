@@ -220,7 +220,8 @@ func (f faults) apply(opts *ctrl.Options) *watchGate {
 		}
 		return toolscache.NewSharedIndexInformer(lw, obj, resync, indexers)
 	}
-	log.Info("Fault injection on: SIGUSR1 holds the pod watch, SIGUSR2 lets it go on")
+	// The pid, so that a user signals this process and no other.
+	log.Info("Fault injection on: SIGUSR1 holds the pod watch, SIGUSR2 lets it go on", "pid", os.Getpid())
 	return gate
 }
 
