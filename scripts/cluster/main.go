@@ -78,7 +78,11 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	opts.Local = localcluster.Options{BinDir: binDir, StateDir: stateDir}
+	nodes, err := localcluster.NodesFromEnv()
+	if err != nil {
+		return err
+	}
+	opts.Local = localcluster.Options{BinDir: binDir, StateDir: stateDir, Nodes: nodes}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -62,20 +62,47 @@ const (
 	startAPIServerSignal = syscall.SIGUSR2
 )
 
-// The hollow nodes: room for make bench's 1,000 objects of 3 pods, spread
-// over several nodes as on a real cluster. One kubelet's API client sends
-// at most 50 requests a second and spends about four on every pod it
-// starts, so a single node holding them all, not the controller that
-// created them, would set how soon they run.
+// The hollow nodes: by default, room for make bench's 1,000 objects of 3
+// pods, spread over several nodes as on a real cluster. One kubelet's API
+// client sends at most 50 requests a second and spends about four on
+// every pod it starts, so a single node holding them all, not the
+// controller that created them, would set how soon they run. Each node
+// costs about 1.5% of a core while it runs; the suites need fewer
+// (LOCAL_CLUSTER_NODES: CI's clusters have 4).
 const (
-	nodes       = 8
-	podsPerNode = 400
+	DefaultNodes = 8
+	podsPerNode  = 400
+	// NodesEnv names the variable that sets how many hollow nodes a local
+	// cluster has.
+	NodesEnv = "LOCAL_CLUSTER_NODES"
 )
+
+// NodesFromEnv is the number of hollow nodes that LOCAL_CLUSTER_NODES asks
+// for, DefaultNodes when it is unset.
+func NodesFromEnv() (int, error) {
+	v := os.Getenv(NodesEnv)
+	if v == "" {
+		return DefaultNodes, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > 32 {
+		return 0, fmt.Errorf("%s must be a number of hollow nodes from 1 to 32, got %q", NodesEnv, v)
+	}
+	return n, nil
+}
+
+// nodeCount is how many hollow nodes the cluster has.
+func (o Options) nodeCount() int {
+	if o.Nodes > 0 {
+		return o.Nodes
+	}
+	return DefaultNodes
+}
 
 func nodeName(i int) string { return "hollow-node-" + strconv.Itoa(i+1) }
 
-func nodeNames() []string {
-	names := make([]string, nodes)
+func nodeNames(n int) []string {
+	names := make([]string, n)
 	for i := range names {
 		names[i] = nodeName(i)
 	}
@@ -83,9 +110,12 @@ func nodeNames() []string {
 }
 
 // configVersion changes whenever what Run starts changes (its flags, its
-// components), and is written to the ready file: a running cluster that an
-// older checkout started is restarted rather than silently reused.
-const configVersion = "5 (8 nodes of 400 pods; kubelet API QPS 50; API server restartable)"
+// components, its nodes), and is written to the ready file: a running
+// cluster that an older checkout, or other options, started is restarted
+// rather than silently reused.
+func (o Options) configVersion() string {
+	return fmt.Sprintf("6 (%d nodes of %d pods; kubelet API QPS 50; API server restartable)", o.nodeCount(), podsPerNode)
+}
 
 // Components are the binaries Run needs in BinDir.
 var Components = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubemark"}
@@ -97,6 +127,8 @@ type Options struct {
 	BinDir string
 	// StateDir holds the kubeconfig, the pid file and every component's log.
 	StateDir string
+	// Nodes is how many hollow nodes the cluster has; 0: DefaultNodes.
+	Nodes int
 }
 
 // KubeconfigPath is where a running cluster's admin kubeconfig is written.
@@ -149,7 +181,7 @@ func Up(ctx context.Context, o Options, self []string, progress io.Writer) error
 		ready, _ := os.ReadFile(filepath.Join(o.StateDir, readyFile))
 		err := apiserver.Ready(ctx, o.KubeconfigPath())
 		switch {
-		case err == nil && string(ready) == configVersion:
+		case err == nil && string(ready) == o.configVersion():
 			fmt.Fprintf(progress, "Local cluster already running (pid %d)\n", pid)
 			return nil
 		case err == nil:
@@ -181,7 +213,7 @@ func Up(ctx context.Context, o Options, self []string, progress io.Writer) error
 	// A new session: the cluster outlives this command and does not get the
 	// terminal's Ctrl-C meant for it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	fmt.Fprintf(progress, "Starting local cluster (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, %d kubemark nodes); log: %s\n", nodes, logPath)
+	fmt.Fprintf(progress, "Starting local cluster (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, %d kubemark nodes); log: %s\n", o.nodeCount(), logPath)
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("starting local cluster: %w", err)
@@ -419,7 +451,7 @@ func Run(ctx context.Context, o Options) (retErr error) {
 		return err
 	}
 	var kubelets []*component
-	for _, name := range nodeNames() {
+	for _, name := range nodeNames(o.nodeCount()) {
 		// The Node authorizer lets a kubelet touch only its own node and
 		// the pods bound to it: each one has its own user.
 		config, err := kubeconfigFor(name, envtest.User{Name: "system:node:" + name, Groups: []string{"system:nodes"}})
@@ -495,8 +527,8 @@ func Run(ctx context.Context, o Options) (retErr error) {
 	for _, p := range procs {
 		p.notifyExit(exited)
 	}
-	log("Waiting for " + strconv.Itoa(nodes) + " nodes to be Ready and the default service account to exist")
-	if err := waitReady(ctx, admin, exited); err != nil {
+	log("Waiting for " + strconv.Itoa(o.nodeCount()) + " nodes to be Ready and the default service account to exist")
+	if err := waitReady(ctx, admin, o.nodeCount(), exited); err != nil {
 		return err
 	}
 	// Publish the admin kubeconfig under its well-known name only now, so a
@@ -504,7 +536,7 @@ func Run(ctx context.Context, o Options) (retErr error) {
 	if err := os.Rename(admin, o.KubeconfigPath()); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(o.StateDir, readyFile), []byte(configVersion), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(o.StateDir, readyFile), []byte(o.configVersion()), 0o644); err != nil {
 		return err
 	}
 	log("Cluster ready; kubeconfig: " + o.KubeconfigPath())
@@ -558,7 +590,7 @@ func toggleAPIServer(api *envtest.APIServer, sig os.Signal, stoppedPath string) 
 // waitReady waits until every node is Ready and the service-account
 // controller has made the default namespace usable for pods; a component
 // that exits meanwhile, sent on exited, ends the wait with an error.
-func waitReady(ctx context.Context, kubeconfig string, exited <-chan *component) error {
+func waitReady(ctx context.Context, kubeconfig string, nodes int, exited <-chan *component) error {
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return err
@@ -567,14 +599,14 @@ func waitReady(ctx context.Context, kubeconfig string, exited <-chan *component)
 	if err != nil {
 		return err
 	}
-	notReady := nodeNames() // until the nodes are listed: all of them
+	notReady := nodeNames(nodes) // until the nodes are listed: all of them
 	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
 		select {
 		case c := <-exited:
 			return false, fmt.Errorf("%s exited unexpectedly (%v); see %s", c.name, c.proc.Err(), c.logPath)
 		default:
 		}
-		names, err := nodesNotReady(ctx, cs)
+		names, err := nodesNotReady(ctx, cs, nodes)
 		if err != nil {
 			return false, nil // the API server may still be settling
 		}
@@ -590,8 +622,9 @@ func waitReady(ctx context.Context, kubeconfig string, exited <-chan *component)
 	return err
 }
 
-// nodesNotReady names the hollow nodes that are not registered and Ready.
-func nodesNotReady(ctx context.Context, cs kubernetes.Interface) ([]string, error) {
+// nodesNotReady names the hollow nodes, of the first n, that are not
+// registered and Ready.
+func nodesNotReady(ctx context.Context, cs kubernetes.Interface, n int) ([]string, error) {
 	list, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, err
@@ -605,7 +638,7 @@ func nodesNotReady(ctx context.Context, cs kubernetes.Interface) ([]string, erro
 		}
 	}
 	var missing []string
-	for _, name := range nodeNames() {
+	for _, name := range nodeNames(n) {
 		if !ready[name] {
 			missing = append(missing, name)
 		}

@@ -79,11 +79,12 @@ func TestNodesNotReadyNamesMissingAndNotReadyNodes(t *testing.T) {
 		}
 	}
 	var objs []runtime.Object
+	nodes := DefaultNodes
 	for i := range nodes - 2 { // the last two: one not Ready, one not registered
 		objs = append(objs, node(nodeName(i), corev1.ConditionTrue))
 	}
 	objs = append(objs, node(nodeName(nodes-2), corev1.ConditionFalse), node("another-node", corev1.ConditionTrue))
-	got, err := nodesNotReady(context.Background(), fake.NewClientset(objs...))
+	got, err := nodesNotReady(context.Background(), fake.NewClientset(objs...), nodes)
 	want := []string{nodeName(nodes - 2), nodeName(nodes - 1)}
 	if err != nil || strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("nodesNotReady = %v, %v; want %v", got, err, want)

@@ -28,8 +28,12 @@ func TestUpDownLeavesTheTempDirectoryAsItFoundIt(t *testing.T) {
 	if others := kubemarks(""); len(others) > 0 {
 		t.Fatalf("another local cluster runs (kubemark pids %v); stop it first (make cluster-down CLUSTER=local)", others)
 	}
+	nodes, err := NodesFromEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
 	before := hollowEntries(t)
-	o := Options{BinDir: bin, StateDir: t.TempDir()}
+	o := Options{BinDir: bin, StateDir: t.TempDir(), Nodes: nodes}
 	var out bytes.Buffer
 	t.Cleanup(func() {
 		_ = Down(o, &out)
