@@ -217,7 +217,11 @@ func learnerSetup(t *testing.T) (root, kubectl string) {
 
 // learnerEnv is the environment of a learner's terminal after `make
 // cluster-up`: KUBECONFIG exported, the pinned kubectl first on PATH, and
-// none of the variables that the make and go test running this test set.
+// none of the variables that the make and go test running this test set
+// but OUTPUT_DIR, which names the test cluster the session works on (its
+// cluster.env says which backend): as a learner who keeps a cluster in
+// another directory exports it. CI runs the local Try its on a cluster of
+// their own while kind's run on the default one.
 func learnerEnv(kubectl string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
@@ -225,7 +229,7 @@ func learnerEnv(kubectl string) []string {
 		switch name {
 		case "MAKEFLAGS", "MAKELEVEL", "MFLAGS", "MAKEOVERRIDES", "GOFLAGS", "PATH", "OPERATOR_CHAPTER", "CHAPTER",
 			// exported by the Makefile
-			"OUTPUT_DIR", "KUBECTL", "KUBERNETES_VERSION", "CLUSTER", "LOCAL_CLUSTER_DIR", "KIND_CLUSTER_DIR", "KIND_OFFLINE_NODE_IMAGE":
+			"KUBECTL", "KUBERNETES_VERSION", "CLUSTER", "LOCAL_CLUSTER_DIR", "KIND_CLUSTER_DIR", "KIND_OFFLINE_NODE_IMAGE":
 			continue
 		}
 		env = append(env, kv)
