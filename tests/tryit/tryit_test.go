@@ -220,8 +220,8 @@ func learnerSetup(t *testing.T) (root, kubectl string) {
 // none of the variables that the make and go test running this test set
 // but OUTPUT_DIR, which names the test cluster the session works on (its
 // cluster.env says which backend): as a learner who keeps a cluster in
-// another directory exports it. CI runs the local Try its on a cluster of
-// their own while kind's run on the default one.
+// another directory exports it (make try-it OUTPUT_DIR=... runs on
+// that directory's cluster).
 func learnerEnv(kubectl string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
