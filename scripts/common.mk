@@ -20,13 +20,19 @@ kubernetes: ## Build the Kubernetes binaries for the local cluster (cached by ve
 kubectl: ## Build kubectl at the cluster's version (cached; part of `make kubernetes`).
 	@scripts/build-kubernetes.sh $(KUBERNETES_VERSION) $(ETCD_VERSION) kubectl
 
-.PHONY: kind-node-image
-kind-node-image: ## Build the offline kind node image, no registry needed (root; cached; ~21 min cold).
-	@KUBERNETES_VERSION=$(KUBERNETES_VERSION) ETCD_VERSION=$(ETCD_VERSION) KIND_VERSION=$(KIND_VERSION) \
+kind_node_image_build = KUBERNETES_VERSION=$(KUBERNETES_VERSION) ETCD_VERSION=$(ETCD_VERSION) KIND_VERSION=$(KIND_VERSION) \
 	  CONTAINERD_VERSION=$(CONTAINERD_VERSION) RUNC_VERSION=$(RUNC_VERSION) CRICTL_VERSION=$(CRICTL_VERSION) \
 	  CNI_PLUGINS_VERSION=$(CNI_PLUGINS_VERSION) DEBIAN_SUITE=$(DEBIAN_SUITE) DEBIAN_MIRROR=$(DEBIAN_MIRROR) \
 	  KIND_NODE_IMAGE=$(KIND_OFFLINE_NODE_IMAGE) REDIS_IMAGE=$(REDIS_IMAGE) CACHE_DIR=$(CACHE_DIR) \
 	  scripts/kind-node-image/build.sh
+
+.PHONY: kind-node-image
+kind-node-image: ## Build the offline kind node image, no registry needed (root; cached; ~21 min cold).
+	@$(kind_node_image_build)
+
+.PHONY: kind-node-runtime
+kind-node-runtime: ## Build only the part of the node image that needs neither Kubernetes nor Docker: containerd, runc, crictl, the CNI plugins, the Debian root filesystems (root; cached).
+	@$(kind_node_image_build) --runtime
 
 .PHONY: cluster-up
 cluster-up: cluster-tool kubectl ## Start the test cluster (CLUSTER=kind|local|existing|auto) or reuse it; prints export KUBECONFIG=...

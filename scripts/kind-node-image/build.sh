@@ -19,11 +19,23 @@
 # recipe and its versions: a second run with the same recipe returns at once.
 # Build outputs are cached by version under $CACHE_DIR.
 #
+# With --runtime (make kind-node-runtime) it builds only what needs neither
+# Kubernetes nor Docker, into the same caches: the node runtime (step 2)
+# and the Debian root filesystems (step 3). CI runs that first, niced,
+# while Kubernetes builds, to use the CPU its links leave idle.
+#
 # Configuration comes from the environment (the Makefile sets all of it):
 #   KUBERNETES_VERSION ETCD_VERSION KIND_VERSION CONTAINERD_VERSION
 #   RUNC_VERSION CRICTL_VERSION CNI_PLUGINS_VERSION DEBIAN_SUITE DEBIAN_MIRROR
 #   KIND_NODE_IMAGE REDIS_IMAGE CACHE_DIR
 set -euo pipefail
+
+RUNTIME_ONLY=""
+case "${1:-}" in
+  --runtime) RUNTIME_ONLY=yes ;;
+  "") ;;
+  *) echo "error: unknown argument $1 (the only one is --runtime)" >&2; exit 2 ;;
+esac
 
 for v in KUBERNETES_VERSION ETCD_VERSION KIND_VERSION CONTAINERD_VERSION RUNC_VERSION \
   CRICTL_VERSION CNI_PLUGINS_VERSION DEBIAN_SUITE DEBIAN_MIRROR KIND_NODE_IMAGE REDIS_IMAGE; do
@@ -39,6 +51,7 @@ CNI_LABEL=com.example.redis-operator.kind-node.cni
 NO_COREDNS_LABEL=com.example.redis-operator.kind-node.no-coredns
 
 STEPS=8 step=0 started=$(date +%s)
+[[ -z $RUNTIME_ONLY ]] || STEPS=2
 log() { printf '[kind-node-image %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 step() { step=$((step + 1)); log "[$step/$STEPS] $*"; }
 die() { echo "error: $*" >&2; exit 1; }
@@ -55,11 +68,14 @@ recipe=$( {
 } | sha256sum | cut -c1-16)
 
 # ---- preflight: one line per missing prerequisite ---------------------------
-command -v docker >/dev/null || die "docker is not on PATH: the node image is a Docker image (install Docker first)"
-docker info >/dev/null 2>&1 || die "no Docker daemon answers (is dockerd running? 'docker info' says: $(docker info 2>&1 | grep -m1 -i error || true))"
-if [[ "$(docker image inspect --format "{{ index .Config.Labels \"$RECIPE_LABEL\" }}" "$KIND_NODE_IMAGE" 2>/dev/null || true)" == "$recipe" ]]; then
-  log "$KIND_NODE_IMAGE is up to date (recipe $recipe)"
-  exit 0
+# (--runtime: no Docker; whatever is cached already returns at once.)
+if [[ -z $RUNTIME_ONLY ]]; then
+  command -v docker >/dev/null || die "docker is not on PATH: the node image is a Docker image (install Docker first)"
+  docker info >/dev/null 2>&1 || die "no Docker daemon answers (is dockerd running? 'docker info' says: $(docker info 2>&1 | grep -m1 -i error || true))"
+  if [[ "$(docker image inspect --format "{{ index .Config.Labels \"$RECIPE_LABEL\" }}" "$KIND_NODE_IMAGE" 2>/dev/null || true)" == "$recipe" ]]; then
+    log "$KIND_NODE_IMAGE is up to date (recipe $recipe)"
+    exit 0
+  fi
 fi
 [[ $(id -u) == 0 ]] || die "building the node's Debian root filesystem needs root (debootstrap, chroot): run 'sudo make kind-node-image'"
 for tool in debootstrap jq pkg-config gcc; do
@@ -67,8 +83,12 @@ for tool in debootstrap jq pkg-config gcc; do
 done
 pkg-config --exists libseccomp || die "libseccomp-dev is missing (runc links it): apt-get install libseccomp-dev"
 
-log "Building $KIND_NODE_IMAGE: Kubernetes $KUBERNETES_VERSION, kind $KIND_VERSION base, Debian $DEBIAN_SUITE (recipe $recipe)"
-log "Cold, this takes about 26 minutes on 2 cores (17 of them building Kubernetes, shared with the local cluster); every step is cached."
+if [[ -n $RUNTIME_ONLY ]]; then
+  log "Building the node runtime and root filesystems of $KIND_NODE_IMAGE (no Kubernetes, no Docker; recipe $recipe)"
+else
+  log "Building $KIND_NODE_IMAGE: Kubernetes $KUBERNETES_VERSION, kind $KIND_VERSION base, Debian $DEBIAN_SUITE (recipe $recipe)"
+  log "Cold, this takes about 26 minutes on 2 cores (17 of them building Kubernetes, shared with the local cluster); every step is cached."
+fi
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/kind-node-image.XXXXXX")
 BUILD_CONTAINER=""
@@ -132,21 +152,23 @@ debootstrap_tar() {
 DEBOOTSTRAP_PID=$!
 
 # ---- 1. Kubernetes ------------------------------------------------------------
-step "Kubernetes $KUBERNETES_VERSION from Go sources (shared with the local cluster's cache)"
-"$REPO/scripts/build-kubernetes.sh" "$KUBERNETES_VERSION" "$ETCD_VERSION" \
-  etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kubeadm kubelet kube-proxy
-K8S_BIN="$CACHE_DIR/kubernetes/$KUBERNETES_VERSION/bin"
+if [[ -z $RUNTIME_ONLY ]]; then
+  step "Kubernetes $KUBERNETES_VERSION from Go sources (shared with the local cluster's cache)"
+  "$REPO/scripts/build-kubernetes.sh" "$KUBERNETES_VERSION" "$ETCD_VERSION" \
+    etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kubeadm kubelet kube-proxy
+  K8S_BIN="$CACHE_DIR/kubernetes/$KUBERNETES_VERSION/bin"
 
-# The images kubeadm wants for this version, e.g. registry.k8s.io/etcd:3.7.0-0.
-mapfile -t KUBEADM_IMAGES < <("$K8S_BIN/kubeadm" config images list --kubernetes-version "$KUBERNETES_VERSION")
-image_tag() { # image_tag NAME: the tag kubeadm wants for registry.k8s.io/.../NAME
-  local i
-  for i in "${KUBEADM_IMAGES[@]}"; do [[ ${i%:*} == */"$1" ]] && { echo "${i##*:}"; return; }; done
-  die "kubeadm $KUBERNETES_VERSION does not list an image named $1"
-}
-ETCD_TAG=$(image_tag etcd) PAUSE_TAG=$(image_tag pause)
-[[ ${ETCD_TAG%-*} == "${ETCD_VERSION#v}" ]] ||
-  die "kubeadm $KUBERNETES_VERSION wants etcd $ETCD_TAG but ETCD_VERSION is $ETCD_VERSION"
+  # The images kubeadm wants for this version, e.g. registry.k8s.io/etcd:3.7.0-0.
+  mapfile -t KUBEADM_IMAGES < <("$K8S_BIN/kubeadm" config images list --kubernetes-version "$KUBERNETES_VERSION")
+  image_tag() { # image_tag NAME: the tag kubeadm wants for registry.k8s.io/.../NAME
+    local i
+    for i in "${KUBEADM_IMAGES[@]}"; do [[ ${i%:*} == */"$1" ]] && { echo "${i##*:}"; return; }; done
+    die "kubeadm $KUBERNETES_VERSION does not list an image named $1"
+  }
+  ETCD_TAG=$(image_tag etcd) PAUSE_TAG=$(image_tag pause)
+  [[ ${ETCD_TAG%-*} == "${ETCD_VERSION#v}" ]] ||
+    die "kubeadm $KUBERNETES_VERSION wants etcd $ETCD_TAG but ETCD_VERSION is $ETCD_VERSION"
+fi
 
 # ---- 2. node runtime from Go sources ----------------------------------------------
 step "containerd $CONTAINERD_VERSION, runc $RUNC_VERSION, crictl $CRICTL_VERSION, CNI plugins $CNI_PLUGINS_VERSION"
@@ -189,6 +211,10 @@ step "Debian $DEBIAN_SUITE root filesystems (debootstrap, cached; started before
 wait "$DEBOOTSTRAP_PID" || { DEBOOTSTRAP_PID=""; die "making the Debian root filesystems failed; see above"; }
 DEBOOTSTRAP_PID=""
 { read -r NODE_ROOTFS; read -r IMAGES_ROOTFS; } <"$WORK/rootfs"
+if [[ -n $RUNTIME_ONLY ]]; then
+  log "The node runtime and root filesystems are built and cached ($(( $(date +%s) - started )) s); make kind-node-image builds the rest"
+  exit 0
+fi
 
 # ---- 4. the preloaded container images ----------------------------------------
 step "Container images for the node: control plane, kube-proxy, pause, Redis"
