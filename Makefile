@@ -58,9 +58,10 @@ export OUTPUT_DIR KUBERNETES_VERSION CLUSTER LOCAL_CLUSTER_DIR KIND_CLUSTER_DIR 
 export KUBECTL ?= $(KUBERNETES_BIN)/kubectl
 
 # `make test-chapter 5`, `make prove-chapter 5`, `make diff-chapter 5`,
-# `make run 5`, `make try-it 5`, `make install 5` and `make deploy 10`:
-# the word after the target is the chapter number (CHAPTER=5 works too).
-ifneq ($(filter test-chapter prove-chapter diff-chapter run try-it build-variant mutants mutant install deploy,$(firstword $(MAKECMDGOALS))),)
+# `make run 5`, `make try-it 5`, `make install 5`, `make deploy 10` and
+# `make exercise 5`: the word after the target is the chapter number
+# (CHAPTER=5 works too).
+ifneq ($(filter test-chapter prove-chapter diff-chapter run try-it build-variant mutants mutant install deploy exercise check hint solution,$(firstword $(MAKECMDGOALS))),)
   CHAPTER_ARG := $(word 2,$(MAKECMDGOALS))
   ifneq ($(CHAPTER_ARG),)
     $(eval $(CHAPTER_ARG):;@:)
@@ -317,10 +318,46 @@ try-it: $(if $(CHAPTER_ARG),check-chapter-1,check-test-chapters) build cluster-u
 test: vet lint verify-manifests unit test-chapters try-it ## The test command: checks, lint, unit tests, every suite and every "Try it" (CI also checks the chapter branches and runs prove-chapters on local).
 
 .PHONY: clean
-clean: cluster-down ## Stop the test clusters and remove bin/ and _output/ (the Kubernetes cache stays).
+clean: cluster-down ## Stop the test clusters and remove bin/ and _output/ (the Kubernetes cache and your _exercise/ stay).
 	@for lane in $(wildcard $(OUTPUT_DIR)/lane-*); do $(MAKE) --no-print-directory cluster-down CLUSTER=local OUTPUT_DIR=$$lane; done
 	rm -rf $(BIN) _output
 	$(if $(filter-out $(CURDIR)/_output,$(OUTPUT_DIR)),@echo "OUTPUT_DIR=$(OUTPUT_DIR) is yours: remove it yourself")
+
+##@ Exercises: write a chapter's lesson yourself, judged by its proofs
+
+# The chapter a learner names (make check 5, or CHAPTER=5), or none: the
+# exercise started last (scripts/exercise keeps it in _exercise/).
+exercise_chapter = $(or $(CHAPTER_ARG),$(if $(filter command line environment,$(origin CHAPTER)),$(CHAPTER)))
+exercise = $(BIN)/exercise
+EXERCISE_OUT ?= $(OUTPUT_DIR)/exercise
+
+# bin/exercise; go build is a no-op when nothing changed.
+.PHONY: exercise-tool
+exercise-tool:
+	@go build -o $(BIN)/exercise ./scripts/exercise
+
+.PHONY: exercise
+exercise: exercise-tool ## Start chapter N's exercise: chapter N-1's package in _exercise/NN-slug, for you to make chapter N's: make exercise 5 (FORCE=yes: over your changes)
+	@$(exercise) start --chapter '$(exercise_chapter)' $(if $(FORCE),--force)
+
+.PHONY: check
+check: exercise-tool $(GINKGO) prove-tool cluster-tool $(CONTROLLER_GEN) ## Check your exercise: it builds, passes the chapter's lesson unit tests, then, on the cluster that is up, its lesson specs and the rest of its suite: make check (or make check 5)
+	@$(with_kubeconfig) $(exercise) check $(if $(exercise_chapter),--chapter '$(exercise_chapter)') --out $(EXERCISE_OUT) \
+	  --controller-gen $(CONTROLLER_GEN) --ginkgo $(GINKGO) --prove $(BIN)/prove --cluster $(BIN)/cluster \
+	  --state-dir $(LOCAL_CLUSTER_DIR) --env-file $(CLUSTER_ENV) --operator-main $(OPERATOR_MAIN) --operator-bin $(BIN)/operator-exercise \
+	  --procs $(E2E_PROCS) $(if $(PROVE_TIMEOUT),--eventually-timeout $(PROVE_TIMEOUT))
+
+.PHONY: hint
+hint: exercise-tool ## Show the next hint of your exercise (or of chapter N's: make hint 5); never its code.
+	@$(exercise) hint $(if $(exercise_chapter),--chapter '$(exercise_chapter)')
+
+.PHONY: solution
+solution: exercise-tool ## Show the diff from your exercise's package to the chapter's.
+	@$(exercise) solution $(if $(exercise_chapter),--chapter '$(exercise_chapter)')
+
+.PHONY: progress
+progress: exercise-tool ## Show your exercises: started, hints taken, solution seen, the last make check.
+	@$(exercise) progress
 
 # make deploy runs the chapter named (make deploy 10), or the latest: the
 # course's image holds every chapter, OPERATOR_CHAPTER selects one.

@@ -27,8 +27,10 @@ func pathRules(c chapter) []pathRule {
 		{from: c.dir() + "/manifests.yaml", to: "config/webhook/manifests.yaml"},
 		// A chapter's crd/ is config/crd with its patches (chapter 10 on).
 		{from: c.dir() + "/crd", to: "config/crd"},
-		// Its mutants run against the course's operator (make mutants).
+		// Its mutants run against the course's operator (make mutants), and
+		// its exercise in the course's workspace (make exercise).
 		{from: c.dir() + "/mutants", to: drop},
+		{from: c.dir() + "/exercise", to: drop},
 		{from: c.dir(), to: "internal/controller"},
 		{from: fmt.Sprintf("tests/chapter%02d", c.number), to: "test/e2e"},
 		// The framework's parts that only later chapters' suites use come

@@ -128,7 +128,7 @@ func readmeBanner(zh bool, s *source, c chapter, files map[string]output) string
 		} else {
 			b.WriteString("那里的 `make test-chapter N` 在这里是 `make test-e2e`")
 		}
-		b.WriteString("；`make prove-chapter N` 只在课程仓库中有。")
+		b.WriteString("；`make prove-chapter N` 和练习（`make exercise N`、`make check`）只在课程仓库中有。")
 		if hasPath(files, "README.md") {
 			b.WriteString("English: [README.md](README.md).")
 		}
@@ -152,7 +152,7 @@ func readmeBanner(zh bool, s *source, c chapter, files map[string]output) string
 	} else {
 		b.WriteString("its `make test-chapter N` is `make test-e2e` here")
 	}
-	b.WriteString("; `make prove-chapter N` is the course's only.")
+	b.WriteString("; `make prove-chapter N` and the exercises (`make exercise N`, `make check`) are the course's only.")
 	if hasPath(files, "README.zh-CN.md") {
 		b.WriteString(" 中文：[README.zh-CN.md](README.zh-CN.md)。")
 	}

@@ -74,10 +74,11 @@ func run() error {
 	show := flag.Bool("show", false, "with --mutants: print each mutant's change first")
 	withMutants := flag.Bool("with-mutants", false, "after proving the lesson, run the chapter's mutants, each against its spec (the whole suite's run against the chapter shows that those specs pass)")
 	byMutants := flag.Bool("against-mutants", false, "prove the lesson against the chapter's own mutants of its lesson specs (each lesson spec must have one) in place of chapter N-1")
+	check := flag.Bool("check", false, "with --variant: judge the variant as chapter N itself (make check, of an exercise): its lesson specs must pass, then the rest of its suite; one line per spec")
 	flag.Parse()
 	if chapter < 1 || ginkgo == "" || procs < 1 || flag.NArg() > 0 ||
-		variant.dir != "" && (variant.bin == "" || variant.role == "") {
-		return errors.New("usage: prove --chapter N --ginkgo PATH [--eventually-timeout D] [--procs N] [--variant DIR --variant-bin PATH --variant-role PATH | --against-mutants] [--with-mutants]\n       prove --chapter N --ginkgo PATH --mutants [--mutant NAME] [--show]")
+		variant.dir != "" && (variant.bin == "" || variant.role == "") || *check && variant.dir == "" {
+		return errors.New("usage: prove --chapter N --ginkgo PATH [--eventually-timeout D] [--procs N] [--variant DIR --variant-bin PATH --variant-role PATH [--check] | --against-mutants] [--with-mutants]\n       prove --chapter N --ginkgo PATH --mutants [--mutant NAME] [--show]")
 	}
 	if timeout == "" {
 		timeout = "90s"
@@ -117,6 +118,9 @@ func run() error {
 	}
 	if *mutants {
 		return runMutants(mutantsIn, nil)
+	}
+	if *check {
+		return checkVariant(base, variant)
 	}
 
 	var green *runResult
@@ -189,6 +193,9 @@ type runInput struct {
 	// variant, if set, stands in for chapter operator's package.
 	variant     variantFlags
 	lessonsOnly bool
+	// labelFilter, if set, selects the specs to run (Ginkgo's
+	// --label-filter), as lessonsOnly does the lesson specs.
+	labelFilter string
 	// focus, if set, are the full texts of the only specs to run; label
 	// then names the run's files.
 	focus                 []string
@@ -232,8 +239,10 @@ type runResult struct {
 	exitErr  error
 	lessons  []types.SpecReport
 	setupErr string
-	// byText holds every spec that ran, by its full text.
+	// byText holds every spec that ran, by its full text; specs, the
+	// same in the order they ran.
 	byText map[string]types.SpecReport
+	specs  []types.SpecReport
 }
 
 func runSuite(in runInput) (*runResult, error) {
@@ -261,6 +270,9 @@ func runSuite(in runInput) (*runResult, error) {
 	case in.lessonsOnly:
 		args = append(args, "--label-filter=lesson", "--fail-on-empty")
 		what = "the lesson specs"
+	case in.labelFilter != "":
+		args = append(args, "--label-filter="+in.labelFilter)
+		what = fmt.Sprintf("the specs %s selects", in.labelFilter)
 	}
 	args = append(args, in.suite)
 	fmt.Printf("--- %s against %s (OPERATOR_CHAPTER=%d; log: %s)\n", what, in.against(), in.operator, res.log)
@@ -311,6 +323,7 @@ func (res *runResult) read(report types.Report) {
 	for _, s := range report.SpecReports {
 		if s.LeafNodeType == types.NodeTypeIt && s.State != types.SpecStateSkipped {
 			res.byText[s.FullText()] = s
+			res.specs = append(res.specs, s)
 		}
 		switch {
 		case s.LeafNodeType.Is(types.NodeTypeBeforeSuite | types.NodeTypeSynchronizedBeforeSuite):

@@ -37,6 +37,15 @@ func englishDocs(t *testing.T) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	exercises, err := filepath.Glob(filepath.Join(root, "chapters", "*", "exercise", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range exercises {
+		if !strings.HasSuffix(e, ".zh-CN.md") {
+			chapters = append(chapters, e)
+		}
+	}
 	docs := []string{"README.md", "TESTING.md"}
 	for _, c := range chapters {
 		rel, err := filepath.Rel(root, c)

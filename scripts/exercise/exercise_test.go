@@ -1,0 +1,217 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// course is the checkout this test runs in.
+var course = &exercises{root: filepath.Join("..", ".."), dir: "_exercise"}
+
+// Each exercise's task names the lesson unit tests that make check runs,
+// in both languages: the tests chapter N adds or changes.
+func TestTasksNameTheLessonUnitTests(t *testing.T) {
+	names := regexp.MustCompile("`(Test\\w+)`")
+	chapters := course.withExercise()
+	if len(chapters) == 0 {
+		t.Fatal("no chapter has an exercise")
+	}
+	for _, n := range chapters {
+		e, err := course.exercise(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := lessonTests(course.path(e.prevDir), course.path(e.chapterDir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, page := range []string{taskFile, "TASK.zh-CN.md"} {
+			data, err := os.ReadFile(course.path(e.chapterDir, "exercise", page))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, m := range names.FindAllStringSubmatch(string(data), -1) {
+				got = append(got, m[1])
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, want) {
+				t.Errorf("chapter %d's %s names the unit tests %v; the lesson's are %v", n, page, got, want)
+			}
+		}
+	}
+}
+
+// Hints point the way; none of them is code.
+func TestHintsHoldNoCode(t *testing.T) {
+	for _, n := range course.withExercise() {
+		e, _ := course.exercise(n)
+		for _, page := range []string{hintsFile, "HINTS.zh-CN.md"} {
+			data, err := os.ReadFile(course.path(e.chapterDir, "exercise", page))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(data), "```") {
+				t.Errorf("chapter %d's %s has a code block: a hint shows the way, not the code", n, page)
+			}
+			if got := len(sections(string(data))); got < 2 {
+				t.Errorf("chapter %d's %s has %d hints, want tiers (## sections)", n, page, got)
+			}
+		}
+	}
+}
+
+func TestLessonTestsAreTheAddedAndChanged(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "a/x_test.go", "package x\n\nfunc TestSame(t *T) { a() }\n\n// old words\nfunc TestCommentChanges(t *T) { b() }\n\nfunc TestChanged(t *T) { c() }\n\nfunc TestRemoved(t *T) {}\n")
+	write(t, dir, "b/x_test.go", "package x\n\nfunc TestSame(t *T) { a() }\n\n// new words\nfunc TestCommentChanges(t *T) { b() }\n\nfunc TestChanged(t *T) { c(1) }\n\nfunc TestAdded(t *T) {}\n\nfunc helper() {}\n")
+	got, err := lessonTests(filepath.Join(dir, "a"), filepath.Join(dir, "b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"TestAdded", "TestChanged"}; !slices.Equal(got, want) {
+		t.Errorf("lessonTests = %v, want %v", got, want)
+	}
+}
+
+// start copies chapter N-1's package, not its tests or its README, and
+// never overwrites what the learner changed unless forced.
+func TestStartKeepsTheLearnersChanges(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "chapters/01-first/doc.go", "package controller\n")
+	write(t, root, "chapters/01-first/first_test.go", "package controller\n")
+	write(t, root, "chapters/01-first/README.md", "# one\n")
+	write(t, root, "chapters/01-first/crd/patch.yaml", "x: 1\n")
+	write(t, root, "chapters/02-second-one/doc.go", "package controller\n// two\n")
+	write(t, root, "chapters/02-second-one/exercise/TASK.md", "# task\n")
+	ex := &exercises{root: root, dir: "_exercise"}
+
+	if _, err := ex.exercise(1); err == nil || !strings.Contains(err.Error(), "the chapters with one: 2") {
+		t.Errorf("exercise(1) = %v, want: no exercise, and the chapters with one", err)
+	}
+	e, err := ex.exercise(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if err := ex.start(e, false, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "Exercise 2, second one: your workspace is _exercise/02-second-one") {
+		t.Errorf("start says %q", out.String())
+	}
+	ws := filepath.Join(root, "_exercise", "02-second-one")
+	if got := files(t, ws); !slices.Equal(got, []string{".start", "crd/patch.yaml", "doc.go"}) {
+		t.Errorf("workspace holds %v, want chapter 1's package: doc.go and crd/", got)
+	}
+	if p, _ := ex.readProgress(); p.Current != 2 {
+		t.Errorf("progress: current = %d, want 2", p.Current)
+	}
+
+	// Unchanged, it may start again.
+	if err := ex.start(e, false, &out); err != nil {
+		t.Fatalf("start over an unchanged workspace: %v", err)
+	}
+	write(t, ws, "doc.go", "package controller\n// mine\n")
+	write(t, ws, "extra.go", "package controller\n")
+	if err := os.Remove(filepath.Join(ws, "crd", "patch.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	err = ex.start(e, false, &out)
+	if err == nil {
+		t.Fatal("start over a changed workspace succeeded")
+	}
+	for _, want := range []string{"crd/patch.yaml (deleted)", "doc.go", "extra.go", "FORCE=yes"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the refusal %q does not say %q", err, want)
+		}
+	}
+	if data, _ := os.ReadFile(filepath.Join(ws, "doc.go")); string(data) != "package controller\n// mine\n" {
+		t.Error("the refused start changed the learner's doc.go")
+	}
+	if err := ex.start(e, true, &out); err != nil {
+		t.Fatalf("forced start: %v", err)
+	}
+	if got := files(t, ws); !slices.Equal(got, []string{".start", "crd/patch.yaml", "doc.go"}) {
+		t.Errorf("after a forced start the workspace holds %v", got)
+	}
+}
+
+func TestSections(t *testing.T) {
+	got := sections("# Title\n\nintro\n\n## One\n\nfirst\n\n## Two\nsecond\n")
+	if want := []string{"One\n\nfirst", "Two\nsecond"}; !slices.Equal(got, want) {
+		t.Errorf("sections = %q, want %q", got, want)
+	}
+}
+
+// A compiler error in a file that the workspace replaces names the
+// workspace's file; one in the chapter's tests stays the chapter's.
+func TestWorkspacePaths(t *testing.T) {
+	rewrite := workspacePaths(&exercise{chapterDir: "chapters/05-rebuild-pods", workspace: "_exercise/05-rebuild-pods"})
+	for in, want := range map[string]string{
+		"chapters/05-rebuild-pods/redis_controller.go:12:3: undefined: x":      "_exercise/05-rebuild-pods/redis_controller.go:12:3: undefined: x",
+		"chapters/05-rebuild-pods/redis_controller_test.go:54:9: undefined: y": "chapters/05-rebuild-pods/redis_controller_test.go:54:9: undefined: y",
+		"ok example.com/redis-operator/chapters/05-rebuild-pods":               "ok example.com/redis-operator/chapters/05-rebuild-pods",
+	} {
+		if got := rewrite(in); got != want {
+			t.Errorf("rewrite(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestReadTestEvents(t *testing.T) {
+	in := strings.Join([]string{
+		`{"Action":"run","Test":"TestA"}`,
+		`{"Action":"output","Test":"TestA","Output":"=== RUN   TestA\n"}`,
+		`{"Action":"output","Test":"TestA/sub","Output":"    a_test.go:9: want 2, got 1\n"}`,
+		`{"Action":"fail","Test":"TestA/sub"}`,
+		`{"Action":"output","Test":"TestA","Output":"--- FAIL: TestA (0.00s)\n"}`,
+		`{"Action":"fail","Test":"TestA"}`,
+		`{"Action":"pass","Test":"TestB"}`,
+		`{"Action":"output","Output":"FAIL\n"}`,
+		`not json`,
+	}, "\n")
+	results, other := readTestEvents(strings.NewReader(in))
+	if r := results["TestA"]; r == nil || r.action != "fail" || !slices.Equal(r.output, []string{"a_test.go:9: want 2, got 1"}) {
+		t.Errorf("TestA: %+v", r)
+	}
+	if r := results["TestB"]; r == nil || r.action != "pass" {
+		t.Errorf("TestB: %+v", r)
+	}
+	if want := []string{"FAIL", "not json"}; !slices.Equal(other, want) {
+		t.Errorf("other = %q, want %q", other, want)
+	}
+}
+
+func write(t *testing.T, root, rel, content string) {
+	t.Helper()
+	p := filepath.Join(root, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// files lists a directory's files, relative and sorted.
+func files(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(dir, p)
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,301 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// exercises are the course's exercises, and the learner's workspaces and
+// progress under dir.
+type exercises struct {
+	root string // the course's checkout
+	dir  string // _exercise, relative to root
+}
+
+// exercise is chapter N's: the learner writes its lesson into a copy of
+// chapter N-1's package.
+type exercise struct {
+	n          int
+	chapterDir string // chapters/NN-slug
+	prevDir    string // chapters/(N-1)-slug
+	workspace  string // _exercise/NN-slug
+}
+
+// title is the chapter's name, as its directory spells it: "rebuild pods".
+func (e *exercise) title() string {
+	_, slug, _ := strings.Cut(filepath.Base(e.chapterDir), "-")
+	return strings.ReplaceAll(slug, "-", " ")
+}
+
+// taskFile and hintsFile are in each chapter's exercise/ directory.
+const (
+	taskFile  = "TASK.md"
+	hintsFile = "HINTS.md"
+	// startFile, in a workspace, records the hash of each file start
+	// wrote.
+	startFile = ".start"
+)
+
+func (ex *exercises) path(p ...string) string {
+	return filepath.Join(append([]string{ex.root}, p...)...)
+}
+
+// chapterDir finds chapters/NN-*.
+func (ex *exercises) chapterDir(n int) (string, bool) {
+	dirs, _ := filepath.Glob(ex.path("chapters", fmt.Sprintf("%02d-*", n)))
+	if len(dirs) != 1 {
+		return "", false
+	}
+	rel, err := filepath.Rel(ex.root, dirs[0])
+	return rel, err == nil
+}
+
+// withExercise lists the chapters that have an exercise.
+func (ex *exercises) withExercise() []int {
+	var ns []int
+	for n := 1; ; n++ {
+		dir, ok := ex.chapterDir(n)
+		if !ok {
+			return ns
+		}
+		if _, err := os.Stat(ex.path(dir, "exercise", taskFile)); err == nil {
+			ns = append(ns, n)
+		}
+	}
+}
+
+func (ex *exercises) exercise(n int) (*exercise, error) {
+	dir, ok := ex.chapterDir(n)
+	if !ok {
+		return nil, fmt.Errorf("no chapter %d; the chapters with an exercise: %s", n, list(ex.withExercise()))
+	}
+	if _, err := os.Stat(ex.path(dir, "exercise", taskFile)); err != nil {
+		return nil, fmt.Errorf("chapter %d has no exercise yet; the chapters with one: %s", n, list(ex.withExercise()))
+	}
+	prev, ok := ex.chapterDir(n - 1)
+	if !ok {
+		return nil, fmt.Errorf("chapter %d's exercise starts from chapter %d, which is missing", n, n-1)
+	}
+	return &exercise{n: n, chapterDir: dir, prevDir: prev, workspace: filepath.Join(ex.dir, filepath.Base(dir))}, nil
+}
+
+func list(ns []int) string {
+	if len(ns) == 0 {
+		return "none"
+	}
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = fmt.Sprint(n)
+	}
+	return strings.Join(s, ", ")
+}
+
+// packageFiles lists the files of a chapter's package that a workspace
+// holds: its Go files, not its tests, and its crd/ (chapter 10 on), as
+// paths relative to dir.
+func packageFiles(dir string) ([]string, error) {
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if d.IsDir() {
+			if rel != "." && rel != "crd" && !strings.HasPrefix(rel, "crd"+string(filepath.Separator)) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		inCRD := strings.HasPrefix(rel, "crd"+string(filepath.Separator))
+		if inCRD || strings.HasSuffix(rel, ".go") && !strings.HasSuffix(rel, "_test.go") {
+			files = append(files, rel)
+		}
+		return nil
+	})
+	return files, err
+}
+
+// start copies chapter N-1's package into the workspace, unless the
+// learner changed what an earlier start wrote there (force overwrites).
+func (ex *exercises) start(e *exercise, force bool, w io.Writer) error {
+	ws := ex.path(e.workspace)
+	if !force {
+		changed, err := changedFiles(ws)
+		if err != nil {
+			return err
+		}
+		if len(changed) > 0 {
+			return fmt.Errorf("%s has your changes (%s): keep working on it (make check %d), move it aside (mv %s %s.mine), or start again over it (make exercise %d FORCE=yes)",
+				e.workspace, strings.Join(changed, ", "), e.n, e.workspace, e.workspace, e.n)
+		}
+	}
+	files, err := packageFiles(ex.path(e.prevDir))
+	if err != nil {
+		return err
+	}
+	if err := os.RemoveAll(ws); err != nil {
+		return err
+	}
+	hashes := map[string]string{}
+	for _, f := range files {
+		data, err := os.ReadFile(ex.path(e.prevDir, f))
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(ws, f)), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(ws, f), data, 0o644); err != nil {
+			return err
+		}
+		hashes[filepath.ToSlash(f)] = hash(data)
+	}
+	if err := writeJSON(filepath.Join(ws, startFile), hashes); err != nil {
+		return err
+	}
+	if err := ex.updateProgress(func(p *progress) { p.Current = e.n; p.chapter(e.n).Started = true }); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "Exercise %d, %s: your workspace is %s, chapter %d's package.\n", e.n, e.title(), e.workspace, e.n-1)
+	fmt.Fprintf(w, "The task: %s\n", filepath.Join(e.chapterDir, "exercise", taskFile))
+	fmt.Fprintf(w, "Then: make check (it builds, passes chapter %d's lesson unit tests, then its specs on the cluster that is up); make hint, one hint at a time; make solution, the diff to the chapter.\n", e.n)
+	return nil
+}
+
+// changedFiles lists the files of a workspace that differ from what start
+// wrote, or that start did not write; none if there is no workspace.
+func changedFiles(ws string) ([]string, error) {
+	if _, err := os.Stat(ws); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	var hashes map[string]string
+	data, err := os.ReadFile(filepath.Join(ws, startFile))
+	if err == nil {
+		err = json.Unmarshal(data, &hashes)
+	}
+	if err != nil {
+		// Not a workspace start wrote, or its record is damaged: all of it
+		// may be the learner's.
+		return []string{"everything: it has no record of its start"}, nil
+	}
+	var changed []string
+	seen := map[string]bool{}
+	err = filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(ws, p)
+		rel = filepath.ToSlash(rel)
+		if rel == startFile {
+			return nil
+		}
+		seen[rel] = true
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if hashes[rel] != hash(data) {
+			changed = append(changed, rel)
+		}
+		return nil
+	})
+	for _, f := range slices.Sorted(maps.Keys(hashes)) {
+		if !seen[f] {
+			changed = append(changed, f+" (deleted)")
+		}
+	}
+	return changed, err
+}
+
+func hash(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// requireWorkspace fails with what to do when the learner has not started
+// the exercise.
+func (ex *exercises) requireWorkspace(e *exercise) error {
+	if _, err := os.Stat(ex.path(e.workspace)); err != nil {
+		return fmt.Errorf("no exercise for chapter %d yet: make exercise %d", e.n, e.n)
+	}
+	return nil
+}
+
+// hint prints the next hint of the chapter's HINTS.md: its "## "
+// sections, in order.
+func (ex *exercises) hint(e *exercise, w io.Writer) error {
+	if err := ex.requireWorkspace(e); err != nil {
+		return err
+	}
+	data, err := os.ReadFile(ex.path(e.chapterDir, "exercise", hintsFile))
+	if err != nil {
+		return fmt.Errorf("chapter %d's exercise has no hints", e.n)
+	}
+	hints := sections(string(data))
+	p, err := ex.readProgress()
+	if err != nil {
+		return err
+	}
+	taken := p.chapter(e.n).Hints
+	if taken >= len(hints) {
+		fmt.Fprintf(w, "That was the last of the %d hints. make solution shows the diff from your workspace to chapter %d.\n", len(hints), e.n)
+		return nil
+	}
+	fmt.Fprintf(w, "Hint %d of %d: %s\n", taken+1, len(hints), hints[taken])
+	return ex.updateProgress(func(p *progress) { p.chapter(e.n).Hints = taken + 1 })
+}
+
+// sections splits a Markdown page at its "## " headings; what comes
+// before the first is not a section.
+func sections(md string) []string {
+	var out []string
+	for _, part := range strings.Split("\n"+md, "\n## ")[1:] {
+		out = append(out, strings.TrimSpace(part))
+	}
+	return out
+}
+
+// solution prints the diff from the workspace's package files to chapter
+// N's.
+func (ex *exercises) solution(e *exercise, w io.Writer) error {
+	if err := ex.requireWorkspace(e); err != nil {
+		return err
+	}
+	cmd := exec.Command("diff", "-ruN", "-x", "*_test.go", "-x", "*.md", "-x", "role.yaml", "-x", "manifests.yaml", "-x", "mutants", "-x", "exercise", "-x", startFile,
+		e.workspace, e.chapterDir)
+	cmd.Dir = ex.root
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		fmt.Fprintf(w, "Your workspace is chapter %d's package.\n", e.n)
+	case errors.As(err, &exit) && exit.ExitCode() == 1:
+		// They differ: the diff is the answer, without diff's command
+		// lines and the files' times.
+		for _, l := range strings.SplitAfter(string(out), "\n") {
+			if strings.HasPrefix(l, "diff -ruN ") {
+				continue
+			}
+			if strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "+++ ") {
+				l, _, _ = strings.Cut(l, "\t")
+				l += "\n"
+			}
+			fmt.Fprint(w, l)
+		}
+	default:
+		return fmt.Errorf("diff: %w", err)
+	}
+	return ex.updateProgress(func(p *progress) { p.chapter(e.n).SolutionSeen = true })
+}

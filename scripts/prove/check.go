@@ -1,0 +1,115 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/onsi/ginkgo/v2/types"
+
+	"example.com/redis-operator/tests/proc"
+)
+
+// checkVariant judges a variant of chapter N as chapter N itself: make
+// check runs it on a learner's exercise (make exercise N), whose workspace
+// is the variant. The lesson specs run first and each must pass; only
+// then the rest of the suite, which must pass too. Each spec gets one
+// line, and a failure the step it failed in and why, as prove's verdicts
+// do; a failure of the suite's set-up, or an operator that crashed, its
+// own lines.
+func checkVariant(base runInput, v variantFlags) error {
+	fmt.Printf("=== Checking %s as chapter %d: its lesson specs, then the rest of the suite; Eventually waits %s\n",
+		v.dir, base.chapter, base.timeout)
+	in := base
+	in.operator, in.variant, in.lessonsOnly, in.label = base.chapter, v, true, "check-lessons"
+	opLog := newOperatorLog(base.chapter)
+	lessons, err := runSuite(in)
+	if err != nil {
+		return err
+	}
+	if !judgeChecked(lessons, opLog) {
+		return fmt.Errorf("%s does not pass chapter %d's lesson specs yet (make hint %d gives a hint)", v.dir, base.chapter, base.chapter)
+	}
+	in.lessonsOnly, in.labelFilter, in.label = false, "!lesson", "check-rest"
+	opLog = newOperatorLog(base.chapter)
+	rest, err := runSuite(in)
+	if err != nil {
+		return err
+	}
+	if !judgeChecked(rest, opLog) {
+		return fmt.Errorf("%s passes chapter %d's lesson specs, but not the rest of its suite: what the chapters before taught must still hold", v.dir, base.chapter)
+	}
+	fmt.Printf("=== %s passes chapter %d's suite: %d lesson specs and %d more\n", v.dir, base.chapter, len(lessons.specs), len(rest.specs))
+	return nil
+}
+
+// judgeChecked prints one line per spec of a check's run and reports
+// whether every one passed and the run itself did.
+func judgeChecked(res *runResult, opLog operatorLog) bool {
+	if res.setupErr != "" {
+		fmt.Printf("  FAIL  the suite's set-up (BeforeSuite), before any spec: %s\n", why(res.setupErr))
+		opLog.explain()
+		return false
+	}
+	ok := res.exitErr == nil
+	for _, s := range res.specs {
+		if s.State == types.SpecStatePassed {
+			fmt.Printf("  ok    %s\n", s.FullText())
+			continue
+		}
+		ok = false
+		fmt.Printf("  FAIL  %s\n        %s in step %q: %s\n", s.FullText(), s.State, lastStep(s), why(s.Failure.Message))
+	}
+	if !ok {
+		if len(res.specs) == 0 {
+			fmt.Printf("  FAIL  no spec ran; the run's log %s ends with:\n%s\n", res.log, proc.Tail(res.log, 30))
+		}
+		opLog.explain()
+		fmt.Printf("        (the whole run: %s)\n", res.log)
+	}
+	return ok
+}
+
+// operatorLog is the log the suite's operator appends to
+// (framework.operatorLogPath), and its size before a run: what the run
+// added comes after.
+type operatorLog struct {
+	path   string
+	offset int64
+}
+
+func newOperatorLog(chapter int) operatorLog {
+	out := os.Getenv("OUTPUT_DIR")
+	if out == "" {
+		out = "_output"
+	}
+	l := operatorLog{path: filepath.Join(out, "logs", fmt.Sprintf("chapter%02d-operator.log", chapter))}
+	if fi, err := os.Stat(l.path); err == nil {
+		l.offset = fi.Size()
+	}
+	return l
+}
+
+// explain prints, from what the operator logged during the run, the end
+// of it when the operator crashed, or what a "forbidden" there means.
+func (l operatorLog) explain() {
+	data, err := os.ReadFile(l.path)
+	if err != nil || int64(len(data)) < l.offset {
+		return
+	}
+	lines := strings.Split(strings.TrimRight(string(data[l.offset:]), "\n"), "\n")
+	for i, line := range lines {
+		if strings.HasPrefix(line, "panic: ") {
+			end := min(len(lines), i+15)
+			fmt.Printf("  Your operator crashed (%s):\n    %s\n", l.path, strings.Join(lines[i:end], "\n    "))
+			return
+		}
+	}
+	for _, line := range lines {
+		if strings.Contains(line, "is forbidden") {
+			fmt.Printf("  Your operator was refused a request: it runs with the role that its +kubebuilder:rbac markers ask for, and one is missing (%s):\n    %s\n", l.path, line)
+			return
+		}
+	}
+}
