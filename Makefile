@@ -61,7 +61,7 @@ export KUBECTL ?= $(KUBERNETES_BIN)/kubectl
 # `make run 5`, `make try-it 5`, `make install 5`, `make deploy 10` and
 # `make exercise 5`: the word after the target is the chapter number
 # (CHAPTER=5 works too).
-ifneq ($(filter test-chapter prove-chapter diff-chapter run try-it build-variant mutants mutant install deploy exercise check hint solution,$(firstword $(MAKECMDGOALS))),)
+ifneq ($(filter test-chapter prove-chapter diff-chapter run try-it build-variant mutants mutant install deploy exercise check hint solution exercise-spec check-spec hint-spec,$(firstword $(MAKECMDGOALS))),)
   CHAPTER_ARG := $(word 2,$(MAKECMDGOALS))
   ifneq ($(CHAPTER_ARG),)
     $(eval $(CHAPTER_ARG):;@:)
@@ -177,7 +177,7 @@ vet: ## Run go vet, and check formatting and go.mod tidiness.
 	@go mod tidy -diff || { echo "error: go.mod/go.sum are not tidy; run 'go mod tidy'" >&2; exit 1; }
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [[ -n "$$unformatted" ]]; then echo "error: not gofmt-ed: $$unformatted" >&2; exit 1; fi
-	go vet -tags e2e,faults ./...
+	go vet -tags e2e,faults,diagrams ./...
 
 .PHONY: lint
 lint: $(GOLANGCI_LINT) ## Run golangci-lint with the checked-in .golangci.yml.
@@ -187,13 +187,36 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint with the checked-in .golangci.yml.
 unit: ## Run the unit tests (no cluster needed; the suites that need one are built with the e2e tag).
 	go test ./...
 
+# make check-diagrams renders the READMEs' Mermaid diagrams with the
+# Mermaid CLI from npm, pinned by scripts/diagrams/package-lock.json and
+# installed under CACHE_DIR by its hash, in Debian's chromium (no browser
+# download).
+MERMAID_DIR = $(CACHE_DIR)/mermaid-cli/$(shell sha256sum scripts/diagrams/package-lock.json | cut -c1-12)
+CHROMIUM ?= /usr/bin/chromium
+
+$(MERMAID_DIR)/node_modules/.bin/mmdc: scripts/diagrams/package.json scripts/diagrams/package-lock.json
+	@command -v npm >/dev/null || { echo "error: make check-diagrams needs Node.js and npm (apt-get install nodejs npm)" >&2; exit 2; }
+	@echo "Installing the Mermaid CLI into $(MERMAID_DIR) (pinned by scripts/diagrams/package-lock.json; about 450 MB, minutes the first time)"
+	@rm -rf $(MERMAID_DIR) && mkdir -p $(MERMAID_DIR) && cp scripts/diagrams/package.json scripts/diagrams/package-lock.json $(MERMAID_DIR)/
+	@cd $(MERMAID_DIR) && PUPPETEER_SKIP_DOWNLOAD=true npm ci --no-audit --no-fund --loglevel=error
+
+# The Mermaid CLI alone (CI installs it while other things build).
+.PHONY: diagrams-tool
+diagrams-tool: $(MERMAID_DIR)/node_modules/.bin/mmdc
+
+.PHONY: check-diagrams
+check-diagrams: $(MERMAID_DIR)/node_modules/.bin/mmdc ## Render every Mermaid diagram of the READMEs, both languages, with the pinned Mermaid CLI in Debian's chromium (apt-get install chromium): each must render (SVGs in _output/diagrams).
+	@[[ -x '$(CHROMIUM)' ]] || { echo "error: make check-diagrams renders in Debian's chromium, and $(CHROMIUM) is missing: apt-get install chromium (or CHROMIUM=path)" >&2; exit 2; }
+	MMDC=$(MERMAID_DIR)/node_modules/.bin/mmdc CHROMIUM=$(CHROMIUM) DIAGRAMS_DIR=$(OUTPUT_DIR)/diagrams go test -tags diagrams -count=1 -v -run '^TestDiagramsRender$$' ./tests/docs/
+
 .PHONY: bench-unit
 bench-unit: ## Run the Go micro-benchmarks of the chapter packages (no cluster needed).
 	go test -run '^$$' -bench . -benchmem ./chapters/...
 
 .PHONY: diff-chapter
-diff-chapter: check-chapter-2 ## Show the code diff that chapter N adds to chapter N-1: make diff-chapter 5
-	@scripts/diff-chapter.sh $(CHAPTER)
+diff-chapter: check-chapter-2 ## Show the code diff that chapter N adds to chapter N-1, with the files outside the chapters it adds (chapter 9's manifests, ...): make diff-chapter 5
+	@go build -o $(BIN)/chapter-branches ./scripts/chapter-branches
+	@scripts/diff-chapter.sh $(CHAPTER) $$($(BIN)/chapter-branches --arrivals $(CHAPTER))
 
 # The commit that the chapter branches are made from; never the work tree.
 FROM ?= HEAD
@@ -310,6 +333,10 @@ check-prove-lanes:
 test-local-cluster: cluster-tool kubernetes ## Start and stop a local cluster of its own, one node killed on the way: nothing of it may stay in /tmp (no other local cluster may run).
 	CLUSTER_TOOL=$(BIN)/cluster KUBERNETES_BIN=$(KUBERNETES_BIN) go test -tags e2e -count=1 -v -timeout 10m -run '^TestUpDown' ./tests/cluster/localcluster/
 
+.PHONY: test-exercise
+test-exercise: exercise-tool cluster-up ## Check the exercises' tools on the cluster: chapter 5's exercises in a scratch EXERCISE_DIR: make check red at its unit tests with the start, green with the chapter's own package; make check-spec red with the skeleton, green with an answer.
+	@$(with_kubeconfig) go test -tags e2e -count=1 -v -timeout 20m ./tests/exercise/
+
 .PHONY: try-it
 try-it: $(if $(CHAPTER_ARG),check-chapter-1,check-test-chapters) build cluster-up install ## Run the "Try it" commands of every chapter's README (or chapter N's: make try-it 3; or TEST_CHAPTERS') and compare their output.
 	@$(with_kubeconfig) go test -tags e2e -count=1 -v -timeout 60m ./tests/tryit/ $(if $(or $(CHAPTER_ARG),$(filter command line environment,$(origin CHAPTER))),-run 'TestTryIt/^$(NN)-',$(if $(filter command line environment,$(origin TEST_CHAPTERS)),-run 'TestTryIt/^$(test_chapters_re)-'))
@@ -328,7 +355,11 @@ clean: cluster-down ## Stop the test clusters and remove bin/ and _output/ (the 
 # The chapter a learner names (make check 5, or CHAPTER=5), or none: the
 # exercise started last (scripts/exercise keeps it in _exercise/).
 exercise_chapter = $(or $(CHAPTER_ARG),$(if $(filter command line environment,$(origin CHAPTER)),$(CHAPTER)))
+# Where the workspaces and the progress file are (a directory of this
+# repository: the workspace is built as a package of the module).
+EXERCISE_DIR ?= _exercise
 exercise = $(BIN)/exercise
+exercise_dir = --dir '$(EXERCISE_DIR)'
 EXERCISE_OUT ?= $(OUTPUT_DIR)/exercise
 
 # bin/exercise; go build is a no-op when nothing changed.
@@ -338,26 +369,49 @@ exercise-tool:
 
 .PHONY: exercise
 exercise: exercise-tool ## Start chapter N's exercise: chapter N-1's package in _exercise/NN-slug, for you to make chapter N's: make exercise 5 (FORCE=yes: over your changes)
-	@$(exercise) start --chapter '$(exercise_chapter)' $(if $(FORCE),--force)
+	@$(exercise) start $(exercise_dir) --chapter '$(exercise_chapter)' $(if $(FORCE),--force)
 
 .PHONY: check
 check: exercise-tool $(GINKGO) prove-tool cluster-tool $(CONTROLLER_GEN) ## Check your exercise: it builds, passes the chapter's lesson unit tests, then, on the cluster that is up, its lesson specs and the rest of its suite: make check (or make check 5)
-	@$(with_kubeconfig) $(exercise) check $(if $(exercise_chapter),--chapter '$(exercise_chapter)') --out $(EXERCISE_OUT) \
-	  --controller-gen $(CONTROLLER_GEN) --ginkgo $(GINKGO) --prove $(BIN)/prove --cluster $(BIN)/cluster \
-	  --state-dir $(LOCAL_CLUSTER_DIR) --env-file $(CLUSTER_ENV) --operator-main $(OPERATOR_MAIN) --operator-bin $(BIN)/operator-exercise \
-	  --procs $(E2E_PROCS) $(if $(PROVE_TIMEOUT),--eventually-timeout $(PROVE_TIMEOUT))
+	@$(with_kubeconfig) $(exercise) check $(exercise_dir) $(if $(exercise_chapter),--chapter '$(exercise_chapter)') $(check_flags)
+
+# What make check (and make bench-check) need: the tools, the cluster's
+# files, where the operator built with the workspace goes.
+check_flags = --out $(EXERCISE_OUT) --controller-gen $(CONTROLLER_GEN) --ginkgo $(GINKGO) --prove $(BIN)/prove --cluster $(BIN)/cluster \
+  --state-dir $(LOCAL_CLUSTER_DIR) --env-file $(CLUSTER_ENV) --operator-main $(OPERATOR_MAIN) --operator-bin $(BIN)/operator-exercise \
+  --procs $(E2E_PROCS) $(if $(PROVE_TIMEOUT),--eventually-timeout $(PROVE_TIMEOUT))
+
+# The exercise make bench-check times, solved with its chapter's own package.
+BENCH_CHECK_CHAPTER ?= 5
+BENCH_CHECK_ROUNDS ?= 3
+
+.PHONY: bench-check
+bench-check: exercise-tool $(GINKGO) prove-tool cluster-tool $(CONTROLLER_GEN) cluster-up ## Time make check of chapter BENCH_CHECK_CHAPTER's exercise (5), solved, in a scratch directory: a warm-up, then BENCH_CHECK_ROUNDS runs to the lesson specs' verdict; goal: a median under 60 s.
+	@$(with_kubeconfig) $(exercise) bench --dir $(OUTPUT_DIR)/bench-check --chapter $(BENCH_CHECK_CHAPTER) --rounds $(BENCH_CHECK_ROUNDS) $(check_flags)
 
 .PHONY: hint
 hint: exercise-tool ## Show the next hint of your exercise (or of chapter N's: make hint 5); never its code.
-	@$(exercise) hint $(if $(exercise_chapter),--chapter '$(exercise_chapter)')
+	@$(exercise) hint $(exercise_dir) $(if $(exercise_chapter),--chapter '$(exercise_chapter)')
 
 .PHONY: solution
 solution: exercise-tool ## Show the diff from your exercise's package to the chapter's.
-	@$(exercise) solution $(if $(exercise_chapter),--chapter '$(exercise_chapter)')
+	@$(exercise) solution $(exercise_dir) $(if $(exercise_chapter),--chapter '$(exercise_chapter)')
+
+.PHONY: exercise-spec
+exercise-spec: exercise-tool ## Start chapter N's spec exercise: a skeleton of the spec that proves its lesson, in _exercise/spec-NN-slug/, for you to complete: make exercise-spec 5 (FORCE=yes: over your spec)
+	@$(exercise) start-spec $(exercise_dir) --chapter '$(exercise_chapter)' $(if $(FORCE),--force)
+
+.PHONY: check-spec
+check-spec: exercise-tool $(GINKGO) prove-tool cluster-tool $(CONTROLLER_GEN) ## Judge your spec on the cluster that is up: it must fail against chapter N-1 after its lesson step, pass against chapter N, and kill the chapter's mutants of the spec it stands for: make check-spec (or make check-spec 5)
+	@$(with_kubeconfig) $(exercise) check-spec $(exercise_dir) $(if $(exercise_chapter),--chapter '$(exercise_chapter)') $(check_flags)
+
+.PHONY: hint-spec
+hint-spec: exercise-tool ## Show the next hint of your spec exercise; never its code.
+	@$(exercise) hint-spec $(exercise_dir) $(if $(exercise_chapter),--chapter '$(exercise_chapter)')
 
 .PHONY: progress
 progress: exercise-tool ## Show your exercises: started, hints taken, solution seen, the last make check.
-	@$(exercise) progress
+	@$(exercise) progress $(exercise_dir)
 
 # make deploy runs the chapter named (make deploy 10), or the latest: the
 # course's image holds every chapter, OPERATOR_CHAPTER selects one.

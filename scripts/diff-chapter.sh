@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # Shows the code that chapter N adds to chapter N-1: the diff of the two
 # chapter packages (reconciler, unit tests and RBAC role), without the
-# README lessons (English and Chinese)
-# and without the file timestamps that diff puts in its headers.
-# Usage: scripts/diff-chapter.sh N
+# README lessons (English and Chinese), the mutants and the exercise, and
+# without the file timestamps that diff puts in its headers; then, as new files, the FILEs outside the
+# chapters that the lesson adds (make diff-chapter names them:
+# `bin/chapter-branches --arrivals N`, the files that chapter N's branch
+# has and chapter N-1's has not: chapter 9's manifests and image, 10's
+# webhook configuration, 11's fault injection).
+# Usage: scripts/diff-chapter.sh N [FILE...]
 set -euo pipefail
 export LC_ALL=C # diff's messages in English, whatever the locale
 cd "$(dirname "$0")/.."
 
-n=${1:?usage: $0 N}
+n=${1:?usage: $0 N [FILE...]}
+shift
 chapter_dir() {
   local dirs=(chapters/"$(printf %02d "$1")"-*)
   [[ -d ${dirs[0]} ]] || { echo "error: no chapter $1 in chapters/" >&2; exit 2; }
@@ -21,6 +26,12 @@ out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 # diff exits 1 when the chapters differ, which is the point; 2 is trouble.
 status=0
-diff -ruN --exclude=README.md --exclude=README.zh-CN.md "$prev" "$cur" >"$out" || status=$?
+diff -ruN --exclude=README.md --exclude=README.zh-CN.md --exclude=mutants --exclude=exercise "$prev" "$cur" >"$out" || status=$?
 (( status <= 1 )) || exit "$status"
+for f in "$@"; do
+  [[ -f $f ]] || { echo "error: $f: no such file" >&2; exit 2; }
+  status=0
+  diff -uN /dev/null "$f" >>"$out" || status=$?
+  (( status <= 1 )) || exit "$status"
+done
 sed -E 's/^((---|\+\+\+) [^\t]+)\t.*$/\1/' "$out"

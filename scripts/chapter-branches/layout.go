@@ -125,6 +125,29 @@ func branchPath(p string, c chapter) (string, bool) {
 	return "", false
 }
 
+// arrivals lists the course's files, of files, that chapter n's branch has
+// and chapter n-1's does not, outside the chapters' directories: what the
+// lesson adds beside its package (chapter 9's manifests, image and deploy
+// targets, chapter 10's webhook configuration and certificates, chapter
+// 11's fault injection). The test framework's parts that come with a
+// chapter (tests/) are its suite's, not its lesson's. make diff-chapter N
+// shows them as new files.
+func arrivals(n int, files []string) []string {
+	var out []string
+	for _, f := range files {
+		if strings.HasPrefix(f, "chapters/") || strings.HasPrefix(f, "tests/") {
+			continue
+		}
+		_, now := branchPath(f, chapter{number: n})
+		_, before := branchPath(f, chapter{number: n - 1})
+		if now && !before {
+			out = append(out, f)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // suiteFileName renames the files of a chapter's suite the way kubebuilder
 // names them in test/e2e: chapterNN_test.go is e2e_test.go and
 // suite_test.go is e2e_suite_test.go, so that git shows the specs of two

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -48,9 +49,10 @@ func run() error {
 	from := fs.String("from", "HEAD", "the commit of the course to make the branches from")
 	verifyOnly := fs.Bool("verify", false, "move no branch; check the chapters' commits in a scratch directory (build, make test, diffs)")
 	binDir := fs.String("bin", "", "with --verify: the directory where the branches' Makefiles find or build their tools (default: in the scratch directory)")
+	arrivalsOf := fs.Int("arrivals", 0, "print the files outside the chapters' directories that chapter N's branch has and chapter N-1's does not (make diff-chapter shows them), and do nothing else")
 	workDir := fs.String("work", "", "with --verify: the directory each branch is checked out in, in turn, kept for the next run so that go's build and test caches serve the branches that did not change (default: in the scratch directory)")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: %s [--from REV] [--verify [--bin DIR] [--work DIR]]\n\n", os.Args[0])
+		fmt.Fprintf(fs.Output(), "Usage: %s [--from REV] [--verify [--bin DIR] [--work DIR]] | --arrivals N\n\n", os.Args[0])
 		fmt.Fprintln(fs.Output(), "Creates or updates the branches chapter/NN-slug, one commit per chapter of chapters/ at REV.")
 		fs.PrintDefaults()
 	}
@@ -70,6 +72,16 @@ func run() error {
 		return err
 	}
 	r := &repo{dir: top}
+	if *arrivalsOf > 0 {
+		out, err := r.git(ctx, "ls-files", "-z")
+		if err != nil {
+			return err
+		}
+		for _, f := range arrivals(*arrivalsOf, strings.Split(strings.TrimRight(out, "\x00"), "\x00")) {
+			fmt.Println(f)
+		}
+		return nil
+	}
 	if *verifyOnly {
 		return verifyBranches(ctx, r, *from, *binDir, *workDir, os.Stdout)
 	}

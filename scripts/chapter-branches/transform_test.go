@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -96,6 +97,29 @@ func TestBranchPath(t *testing.T) {
 		got, ok := branchPath(course, ch3)
 		if got != want || ok != (want != "") {
 			t.Errorf("branchPath(%q) = %q, %v; want %q", course, got, ok, want)
+		}
+	}
+}
+
+// TestArrivals: make diff-chapter N shows, beside the chapter's package,
+// the files outside the chapters that come with chapter N, and only those.
+func TestArrivals(t *testing.T) {
+	files := []string{
+		"chapters/09-in-cluster/redis_controller.go", "tests/framework/incluster.go",
+		"config/manager/manager.yaml", "config/rbac/role.yaml", "config/rbac/service_account.yaml",
+		"config/webhook/service.yaml", "config/webhook/manifests.yaml", "config/crd/kustomization.yaml",
+		"scripts/deploy.mk", "scripts/image/image.go", "scripts/certs/certs.go",
+		"operator/faults.go", "operator/faults/faults.go", "operator/main.go",
+		"scripts/prove/main.go", "README.md",
+	}
+	for n, want := range map[int][]string{
+		8:  nil,
+		9:  {"config/manager/manager.yaml", "config/rbac/service_account.yaml", "scripts/deploy.mk", "scripts/image/image.go"},
+		10: {"config/webhook/service.yaml", "scripts/certs/certs.go"},
+		11: {"operator/faults.go", "operator/faults/faults.go"},
+	} {
+		if got := arrivals(n, files); !slices.Equal(got, want) {
+			t.Errorf("arrivals(%d) = %q, want %q", n, got, want)
 		}
 	}
 }

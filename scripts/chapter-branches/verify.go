@@ -75,7 +75,14 @@ func verifyBranches(ctx context.Context, r *repo, rev, binDir, workDir string, w
 
 func verifyIn(ctx context.Context, r *repo, s *source, commits []built, scratch, binDir, work string, w io.Writer) error {
 	course := filepath.Join(scratch, "course")
-	if err := extract(ctx, r, s.commit, course, "chapters", "scripts/diff-chapter.sh"); err != nil {
+	// The chapters, and the files outside them that a chapter's lesson
+	// adds, for make diff-chapter.
+	paths := slices.Collect(maps.Keys(s.files))
+	toExtract := []string{"chapters", "scripts/diff-chapter.sh"}
+	for _, c := range s.chapters {
+		toExtract = append(toExtract, arrivals(c.number, paths)...)
+	}
+	if err := extract(ctx, r, s.commit, course, toExtract...); err != nil {
 		return err
 	}
 	// One path for every branch, so that go's build cache serves what a
@@ -101,7 +108,7 @@ func verifyIn(ctx context.Context, r *repo, s *source, commits []built, scratch,
 			}
 		}
 		if i > 0 {
-			if err := compareDiffs(ctx, r, course, s.module, commits[i-1], b, w); err != nil {
+			if err := compareDiffs(ctx, r, course, s.module, arrivals(b.chapter.number, paths), commits[i-1], b, w); err != nil {
 				return fmt.Errorf("%s: %w", b.chapter.branch(), err)
 			}
 		}
@@ -172,12 +179,14 @@ func extract(ctx context.Context, r *repo, commit, dir string, paths ...string) 
 // compareDiffs checks that git shows the same lesson between the two
 // chapters' branches as the course's make diff-chapter N: the same files,
 // and the same hunks once the path headers, which differ, are left out.
+// The files are the chapter's package, its role, and the files outside
+// the chapters that it adds (added, the course's paths).
 // git and diff(1) may align a change differently (git slides hunks to
 // blank lines); then diff(1) of the two branches' files must give the
 // course's hunks.
-func compareDiffs(ctx context.Context, r *repo, course, module string, prev, cur built, w io.Writer) error {
+func compareDiffs(ctx context.Context, r *repo, course, module string, added []string, prev, cur built, w io.Writer) error {
 	n := cur.chapter.number
-	cmd := exec.CommandContext(ctx, "bash", "scripts/diff-chapter.sh", strconv.Itoa(n))
+	cmd := exec.CommandContext(ctx, "bash", append([]string{"scripts/diff-chapter.sh", strconv.Itoa(n)}, added...)...)
 	cmd.Dir = course
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -192,15 +201,21 @@ func compareDiffs(ctx context.Context, r *repo, course, module string, prev, cur
 	// Course paths are branch paths, and so are the packages the hunks
 	// import (transform rewrites them); what is not the controller or its
 	// role (a translated README, say) is not part of this diff.
+	pathspec := []string{"internal/controller", "config/rbac/role.yaml"}
+	for _, p := range added {
+		if bp, ok := branchPath(p, cur.chapter); ok {
+			pathspec = append(pathspec, bp)
+		}
+	}
 	inBranch := map[string]string{}
 	for p, hunks := range want {
-		if bp, ok := branchPath(p, cur.chapter); ok && (strings.HasPrefix(bp, "internal/controller/") || bp == "config/rbac/role.yaml") {
+		if bp, ok := branchPath(p, cur.chapter); ok && (strings.HasPrefix(bp, "internal/controller/") || bp == "config/rbac/role.yaml" || slices.Contains(added, p)) {
 			inBranch[bp] = branchImports(hunks, module, cur.chapter)
 		}
 	}
 	want = inBranch
-	diffArgs := []string{"diff", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames", "-U3",
-		"--src-prefix=a/", "--dst-prefix=b/", prev.commit, cur.commit, "--", "internal/controller", "config/rbac/role.yaml"}
+	diffArgs := append([]string{"diff", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames", "-U3",
+		"--src-prefix=a/", "--dst-prefix=b/", prev.commit, cur.commit, "--"}, pathspec...)
 	gitOut, err := r.run(ctx, nil, nil, diffArgs...)
 	if err != nil {
 		return err
@@ -209,7 +224,7 @@ func compareDiffs(ctx context.Context, r *repo, course, module string, prev, cur
 	if err != nil {
 		return fmt.Errorf("git diff: %w", err)
 	}
-	label := fmt.Sprintf("git diff %s %s -- internal/controller config/rbac/role.yaml", prev.chapter.branch(), cur.chapter.branch())
+	label := fmt.Sprintf("git diff %s %s -- %s", prev.chapter.branch(), cur.chapter.branch(), strings.Join(pathspec, " "))
 	if files(got) != files(want) {
 		return fmt.Errorf("%s changes %s; make diff-chapter %d changes %s", label, files(got), n, files(want))
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,12 +17,12 @@ var course = &exercises{root: filepath.Join("..", ".."), dir: "_exercise"}
 // in both languages: the tests chapter N adds or changes.
 func TestTasksNameTheLessonUnitTests(t *testing.T) {
 	names := regexp.MustCompile("`(Test\\w+)`")
-	chapters := course.withExercise()
+	chapters := course.withExercise(taskFile)
 	if len(chapters) == 0 {
 		t.Fatal("no chapter has an exercise")
 	}
 	for _, n := range chapters {
-		e, err := course.exercise(n)
+		e, err := course.exercise(n, taskFile)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,9 +49,14 @@ func TestTasksNameTheLessonUnitTests(t *testing.T) {
 
 // Hints point the way; none of them is code.
 func TestHintsHoldNoCode(t *testing.T) {
-	for _, n := range course.withExercise() {
-		e, _ := course.exercise(n)
-		for _, page := range []string{hintsFile, "HINTS.zh-CN.md"} {
+	for _, n := range course.withExercise(taskFile) {
+		e, _ := course.exercise(n, taskFile)
+		for _, page := range []string{hintsFile, "HINTS.zh-CN.md", specHintsFile, "SPEC-HINTS.zh-CN.md"} {
+			if page == specHintsFile || page == "SPEC-HINTS.zh-CN.md" {
+				if _, err := os.Stat(course.path(e.chapterDir, "exercise", specTaskFile)); err != nil {
+					continue
+				}
+			}
 			data, err := os.ReadFile(course.path(e.chapterDir, "exercise", page))
 			if err != nil {
 				t.Fatal(err)
@@ -60,6 +66,48 @@ func TestHintsHoldNoCode(t *testing.T) {
 			}
 			if got := len(sections(string(data))); got < 2 {
 				t.Errorf("chapter %d's %s has %d hints, want tiers (## sections)", n, page, got)
+			}
+		}
+	}
+}
+
+// A spec exercise's skeleton names the chapter's spec it stands for, and
+// that spec has mutants for the learner's spec to kill.
+func TestSpecExercisesStandForASpecWithMutants(t *testing.T) {
+	chapters := course.withExercise(specTaskFile)
+	if len(chapters) == 0 {
+		t.Fatal("no chapter has a spec exercise")
+	}
+	for _, n := range chapters {
+		e, err := course.exercise(n, specTaskFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		target, err := course.specTarget(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		patches, _ := filepath.Glob(course.path(e.chapterDir, "mutants", "*.patch"))
+		var killers int
+		for _, p := range patches {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(data), "\nSpec: "+target+"\n") {
+				killers++
+			}
+		}
+		if killers == 0 {
+			t.Errorf("chapter %d's spec exercise stands for %q, which no mutant of the chapter names (Spec:)", n, target)
+		}
+		skeleton, err := os.ReadFile(course.path(e.chapterDir, "exercise", specTemplateFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"//go:build e2e", "framework.Exercise", fmt.Sprintf("package chapter%02d", n)} {
+			if !strings.Contains(string(skeleton), want) {
+				t.Errorf("chapter %d's spec skeleton lacks %q", n, want)
 			}
 		}
 	}
@@ -90,10 +138,10 @@ func TestStartKeepsTheLearnersChanges(t *testing.T) {
 	write(t, root, "chapters/02-second-one/exercise/TASK.md", "# task\n")
 	ex := &exercises{root: root, dir: "_exercise"}
 
-	if _, err := ex.exercise(1); err == nil || !strings.Contains(err.Error(), "the chapters with one: 2") {
+	if _, err := ex.exercise(1, taskFile); err == nil || !strings.Contains(err.Error(), "the chapters with one: 2") {
 		t.Errorf("exercise(1) = %v, want: no exercise, and the chapters with one", err)
 	}
-	e, err := ex.exercise(2)
+	e, err := ex.exercise(2, taskFile)
 	if err != nil {
 		t.Fatal(err)
 	}

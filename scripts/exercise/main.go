@@ -29,7 +29,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 )
 
 func main() {
@@ -39,12 +41,16 @@ func main() {
 	}
 }
 
-const usage = `usage: exercise start|check|hint|solution|progress [flags]
-  start    --chapter N [--force]     start chapter N's exercise in _exercise/
-  check    [--chapter N] --controller-gen PATH --ginkgo PATH --prove PATH --cluster PATH ...
-  hint     [--chapter N]             the next hint
-  solution [--chapter N]             the diff from your workspace to the chapter
+const usage = `usage: exercise COMMAND [flags]
+  start      --chapter N [--force]   start chapter N's exercise in _exercise/
+  check      [--chapter N] --controller-gen PATH --ginkgo PATH --prove PATH --cluster PATH ...
+  hint       [--chapter N]           the next hint
+  solution   [--chapter N]           the diff from your workspace to the chapter
+  start-spec --chapter N [--force]   start chapter N's spec exercise: a skeleton in _exercise/spec-NN-slug/
+  check-spec [--chapter N] (check's flags)  judge your spec: red, green, mutants killed
+  hint-spec  [--chapter N]           the spec exercise's next hint
   progress                           where you are
+  bench      --chapter N [--rounds R] --dir SCRATCH (check's flags)  time make check of the chapter's own package
 (with no --chapter: the exercise started last)`
 
 func run(args []string) error {
@@ -70,35 +76,73 @@ func run(args []string) error {
 	fs.StringVar(&c.operatorBin, "operator-bin", "bin/operator-exercise", "check: where the operator built with the workspace goes")
 	fs.IntVar(&c.procs, "procs", 4, "check: Ginkgo's --procs for the suite")
 	fs.StringVar(&c.eventually, "eventually-timeout", "", "check: Eventually's timeout (prove's default if empty)")
+	rounds := fs.Int("rounds", 3, "bench: the timed runs of make check, after a warm-up")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q\n%s", fs.Args(), usage)
 	}
-	ex := &exercises{root: ".", dir: *dir}
+	// The workspace is built as a package of the module: its directory
+	// must be in the checkout.
+	rel := *dir
+	if filepath.IsAbs(rel) {
+		wd, err := os.Getwd()
+		if err != nil {
+			return err
+		}
+		if rel, err = filepath.Rel(wd, rel); err != nil {
+			return err
+		}
+	}
+	if rel = filepath.Clean(rel); rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return fmt.Errorf("the exercises' directory (EXERCISE_DIR=%s) must be a directory inside this checkout", *dir)
+	}
+	ex := &exercises{root: ".", dir: rel}
 	switch cmd {
 	case "progress":
 		return ex.printProgress(os.Stdout)
-	case "start", "check", "hint", "solution":
+	case "start", "check", "hint", "solution", "bench", "start-spec", "check-spec", "hint-spec":
 	default:
 		return fmt.Errorf("unknown command %q\n%s", cmd, usage)
 	}
-	n, err := ex.chapterNumber(*chapterArg, cmd == "start")
+	n, err := ex.chapterNumber(*chapterArg, cmd == "start" || cmd == "bench" || cmd == "start-spec")
 	if err != nil {
 		return err
 	}
-	e, err := ex.exercise(n)
+	page := taskFile
+	if strings.HasSuffix(cmd, "-spec") {
+		page = specTaskFile
+	}
+	e, err := ex.exercise(n, page)
 	if err != nil {
 		return err
+	}
+	if cmd == "check" || cmd == "bench" || cmd == "check-spec" {
+		for name, v := range map[string]string{"--controller-gen": c.controllerGen, "--ginkgo": c.ginkgo, "--prove": c.prove, "--cluster": c.cluster} {
+			if v == "" {
+				return fmt.Errorf("%s needs %s (make sets it)", cmd, name)
+			}
+		}
 	}
 	switch cmd {
 	case "start":
 		return ex.start(e, *force, os.Stdout)
 	case "check":
 		return ex.check(e, c, os.Stdout)
+	case "bench":
+		if *rounds < 1 {
+			return errors.New("bench: --rounds must be 1 or more")
+		}
+		return ex.bench(e, c, *rounds, os.Stdout)
 	case "hint":
-		return ex.hint(e, os.Stdout)
+		return ex.hint(e, false, os.Stdout)
+	case "start-spec":
+		return ex.startSpec(e, *force, os.Stdout)
+	case "check-spec":
+		return ex.checkSpec(e, c, os.Stdout)
+	case "hint-spec":
+		return ex.hint(e, true, os.Stdout)
 	default:
 		return ex.solution(e, os.Stdout)
 	}

@@ -23,6 +23,10 @@ type chapterProgress struct {
 	Hints        int    `json:"hints"`
 	SolutionSeen bool   `json:"solutionSeen"`
 	LastCheck    string `json:"lastCheck,omitempty"` // passed, or where it stopped
+	// The spec exercise's.
+	SpecStarted   bool   `json:"specStarted,omitempty"`
+	SpecHints     int    `json:"specHints,omitempty"`
+	LastSpecCheck string `json:"lastSpecCheck,omitempty"`
 }
 
 func (p *progress) chapter(n int) *chapterProgress {
@@ -79,7 +83,7 @@ func (ex *exercises) printProgress(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	for _, n := range ex.withExercise() {
+	for _, n := range ex.withExercise(taskFile) {
 		dir, _ := ex.chapterDir(n)
 		c := p.chapter(n)
 		state := "not started (make exercise " + strconv.Itoa(n) + ")"
@@ -98,6 +102,19 @@ func (ex *exercises) printProgress(w io.Writer) error {
 			current = "*"
 		}
 		fmt.Fprintf(w, "%s %-22s %s\n", current, filepath.Base(dir), state)
+	}
+	for _, n := range ex.withExercise(specTaskFile) {
+		dir, _ := ex.chapterDir(n)
+		c := p.chapter(n)
+		state := "not started (make exercise-spec " + strconv.Itoa(n) + ")"
+		if c.SpecStarted {
+			state = "started"
+			if c.LastSpecCheck != "" {
+				state = "last make check-spec: " + c.LastSpecCheck
+			}
+			state += fmt.Sprintf("; hints taken: %d", c.SpecHints)
+		}
+		fmt.Fprintf(w, "  %-22s %s\n", "spec-"+filepath.Base(dir), state)
 	}
 	return nil
 }

@@ -38,10 +38,14 @@ func (e *exercise) title() string {
 	return strings.ReplaceAll(slug, "-", " ")
 }
 
-// taskFile and hintsFile are in each chapter's exercise/ directory.
+// taskFile and hintsFile are in each chapter's exercise/ directory, and
+// so are the spec exercise's pages and skeleton.
 const (
-	taskFile  = "TASK.md"
-	hintsFile = "HINTS.md"
+	taskFile         = "TASK.md"
+	hintsFile        = "HINTS.md"
+	specTaskFile     = "SPEC.md"
+	specHintsFile    = "SPEC-HINTS.md"
+	specTemplateFile = "spec_test.go.tmpl"
 	// startFile, in a workspace, records the hash of each file start
 	// wrote.
 	startFile = ".start"
@@ -61,27 +65,34 @@ func (ex *exercises) chapterDir(n int) (string, bool) {
 	return rel, err == nil
 }
 
-// withExercise lists the chapters that have an exercise.
-func (ex *exercises) withExercise() []int {
+// withExercise lists the chapters that have an exercise of a kind: its
+// page, taskFile for the code exercise, specTaskFile for the spec one.
+func (ex *exercises) withExercise(page string) []int {
 	var ns []int
 	for n := 1; ; n++ {
 		dir, ok := ex.chapterDir(n)
 		if !ok {
 			return ns
 		}
-		if _, err := os.Stat(ex.path(dir, "exercise", taskFile)); err == nil {
+		if _, err := os.Stat(ex.path(dir, "exercise", page)); err == nil {
 			ns = append(ns, n)
 		}
 	}
 }
 
-func (ex *exercises) exercise(n int) (*exercise, error) {
+// exercise is chapter n's exercise of the kind that page (taskFile or
+// specTaskFile) describes.
+func (ex *exercises) exercise(n int, page string) (*exercise, error) {
+	kind := "an exercise"
+	if page == specTaskFile {
+		kind = "a spec exercise"
+	}
 	dir, ok := ex.chapterDir(n)
 	if !ok {
-		return nil, fmt.Errorf("no chapter %d; the chapters with an exercise: %s", n, list(ex.withExercise()))
+		return nil, fmt.Errorf("no chapter %d; the chapters with %s: %s", n, kind, list(ex.withExercise(page)))
 	}
-	if _, err := os.Stat(ex.path(dir, "exercise", taskFile)); err != nil {
-		return nil, fmt.Errorf("chapter %d has no exercise yet; the chapters with one: %s", n, list(ex.withExercise()))
+	if _, err := os.Stat(ex.path(dir, "exercise", page)); err != nil {
+		return nil, fmt.Errorf("chapter %d has no %s yet; the chapters with one: %s", n, strings.TrimPrefix(strings.TrimPrefix(kind, "an "), "a "), list(ex.withExercise(page)))
 	}
 	prev, ok := ex.chapterDir(n - 1)
 	if !ok {
@@ -232,13 +243,19 @@ func (ex *exercises) requireWorkspace(e *exercise) error {
 	return nil
 }
 
-// hint prints the next hint of the chapter's HINTS.md: its "## "
-// sections, in order.
-func (ex *exercises) hint(e *exercise, w io.Writer) error {
-	if err := ex.requireWorkspace(e); err != nil {
+// hint prints the next hint of the chapter's HINTS.md (SPEC-HINTS.md for
+// the spec exercise): its "## " sections, in order.
+func (ex *exercises) hint(e *exercise, spec bool, w io.Writer) error {
+	page, last := hintsFile, fmt.Sprintf("make solution shows the diff from your workspace to chapter %d", e.n)
+	if spec {
+		page, last = specHintsFile, "the chapter's own spec is in tests/framework"
+		if _, err := os.Stat(ex.path(e.specFile())); err != nil {
+			return fmt.Errorf("no spec exercise for chapter %d yet: make exercise-spec %d", e.n, e.n)
+		}
+	} else if err := ex.requireWorkspace(e); err != nil {
 		return err
 	}
-	data, err := os.ReadFile(ex.path(e.chapterDir, "exercise", hintsFile))
+	data, err := os.ReadFile(ex.path(e.chapterDir, "exercise", page))
 	if err != nil {
 		return fmt.Errorf("chapter %d's exercise has no hints", e.n)
 	}
@@ -247,13 +264,24 @@ func (ex *exercises) hint(e *exercise, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	taken := p.chapter(e.n).Hints
-	if taken >= len(hints) {
-		fmt.Fprintf(w, "That was the last of the %d hints. make solution shows the diff from your workspace to chapter %d.\n", len(hints), e.n)
+	c := p.chapter(e.n)
+	taken := &c.Hints
+	if spec {
+		taken = &c.SpecHints
+	}
+	if *taken >= len(hints) {
+		fmt.Fprintf(w, "That was the last of the %d hints; %s.\n", len(hints), last)
 		return nil
 	}
-	fmt.Fprintf(w, "Hint %d of %d: %s\n", taken+1, len(hints), hints[taken])
-	return ex.updateProgress(func(p *progress) { p.chapter(e.n).Hints = taken + 1 })
+	fmt.Fprintf(w, "Hint %d of %d: %s\n", *taken+1, len(hints), hints[*taken])
+	next := *taken + 1
+	return ex.updateProgress(func(p *progress) {
+		if spec {
+			p.chapter(e.n).SpecHints = next
+		} else {
+			p.chapter(e.n).Hints = next
+		}
+	})
 }
 
 // sections splits a Markdown page at its "## " headings; what comes

@@ -31,6 +31,7 @@ func checkVariant(base runInput, v variantFlags) error {
 	if !judgeChecked(lessons, opLog) {
 		return fmt.Errorf("%s does not pass chapter %d's lesson specs yet (make hint %d gives a hint)", v.dir, base.chapter, base.chapter)
 	}
+	fmt.Printf("%s %s passes chapter %d's %d lesson specs; now the rest of its suite\n", lessonsPassed, v.dir, base.chapter, len(lessons.specs))
 	in.lessonsOnly, in.labelFilter, in.label = false, "!lesson", "check-rest"
 	opLog = newOperatorLog(base.chapter)
 	rest, err := runSuite(in)
@@ -43,6 +44,10 @@ func checkVariant(base runInput, v variantFlags) error {
 	fmt.Printf("=== %s passes chapter %d's suite: %d lesson specs and %d more\n", v.dir, base.chapter, len(lessons.specs), len(rest.specs))
 	return nil
 }
+
+// lessonsPassed starts the line that says the lesson specs passed
+// (make bench-check times make check up to it).
+const lessonsPassed = "=== Lessons:"
 
 // judgeChecked prints one line per spec of a check's run and reports
 // whether every one passed and the run itself did.

@@ -74,10 +74,13 @@ func run() error {
 	show := flag.Bool("show", false, "with --mutants: print each mutant's change first")
 	withMutants := flag.Bool("with-mutants", false, "after proving the lesson, run the chapter's mutants, each against its spec (the whole suite's run against the chapter shows that those specs pass)")
 	byMutants := flag.Bool("against-mutants", false, "prove the lesson against the chapter's own mutants of its lesson specs (each lesson spec must have one) in place of chapter N-1")
+	specFile := flag.String("spec-exercise", "", "judge this file, a learner's spec of chapter N (make check-spec): its specs labelled exercise must fail against chapter N-1 after their lesson step, pass against chapter N, and kill the chapter's mutants of --spec-target")
+	specTarget := flag.String("spec-target", "", "with --spec-exercise: the full text of the chapter's spec that the learner's stands for (its mutants are the ones to kill)")
 	check := flag.Bool("check", false, "with --variant: judge the variant as chapter N itself (make check, of an exercise): its lesson specs must pass, then the rest of its suite; one line per spec")
 	flag.Parse()
 	if chapter < 1 || ginkgo == "" || procs < 1 || flag.NArg() > 0 ||
-		variant.dir != "" && (variant.bin == "" || variant.role == "") || *check && variant.dir == "" {
+		variant.dir != "" && (variant.bin == "" || variant.role == "") || *check && variant.dir == "" ||
+		(*specFile == "") != (*specTarget == "") {
 		return errors.New("usage: prove --chapter N --ginkgo PATH [--eventually-timeout D] [--procs N] [--variant DIR --variant-bin PATH --variant-role PATH [--check] | --against-mutants] [--with-mutants]\n       prove --chapter N --ginkgo PATH --mutants [--mutant NAME] [--show]")
 	}
 	if timeout == "" {
@@ -98,7 +101,14 @@ func run() error {
 	}
 	// Every run below runs the same suite: compiled once, not once a run
 	// (a link of some 12 s of CPU each, dozens of times with the mutants).
-	compiled, err := compileSuite(ginkgo, suite)
+	var overlay string
+	if *specFile != "" {
+		var err error
+		if overlay, err = specOverlay(suite, *specFile, outDir); err != nil {
+			return err
+		}
+	}
+	compiled, err := compileSuite(ginkgo, suite, overlay, *specFile)
 	if err != nil {
 		return err
 	}
@@ -121,6 +131,9 @@ func run() error {
 	}
 	if *check {
 		return checkVariant(base, variant)
+	}
+	if *specFile != "" {
+		return checkSpecExercise(mutantsIn, *specFile, *specTarget)
 	}
 
 	var green *runResult
@@ -175,13 +188,25 @@ func run() error {
 // itself (the suites find the repository from their working directory),
 // under a name of its own, so that a `ginkgo` run meanwhile does not
 // replace it.
-func compileSuite(ginkgo, suite string) (string, error) {
+//
+// overlay, if set, is a go build overlay that adds a learner's spec file
+// (specFile) to the suite; the compiler's errors then name that file.
+func compileSuite(ginkgo, suite, overlay, specFile string) (string, error) {
 	out, err := filepath.Abs(filepath.Join(suite, filepath.Base(suite)+"-prove.test"))
 	if err != nil {
 		return "", err
 	}
 	fmt.Printf("--- compiling %s once for its runs\n", suite)
-	if msg, err := exec.Command(ginkgo, "build", "--tags=e2e", "-o", out, "./"+suite).CombinedOutput(); err != nil {
+	cmd := exec.Command(ginkgo, "build", "--tags=e2e", "-o", out, "./"+suite)
+	if overlay != "" {
+		// The Ginkgo CLI has no overlay flag; go reads it from GOFLAGS.
+		cmd.Env = append(os.Environ(), "GOFLAGS=-overlay="+overlay)
+	}
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		if specFile != "" {
+			msg = []byte(strings.ReplaceAll(string(msg), filepath.Join(suite, exerciseFile), specFile))
+			return "", fmt.Errorf("your spec does not compile with chapter %s's suite: %v\n%s", strings.TrimPrefix(suite, "tests/chapter"), err, msg)
+		}
 		return "", fmt.Errorf("compiling %s: %v\n%s", suite, err, msg)
 	}
 	return out, nil

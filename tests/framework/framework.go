@@ -89,6 +89,13 @@ var CrashSweep = Label("crash-sweep")
 // and start it again.
 var RestartsAPIServer = Label("apiserver-restart")
 
+// Exercise labels a learner's own spec (`make exercise-spec N`): `make
+// check-spec` runs only the specs so labelled, against chapter N-1, where
+// each must fail after its LessonStep, at its DecidingCheck, against
+// chapter N, where it must pass, and against the chapter's mutants of the
+// spec it stands for, which it must kill.
+var Exercise = Label("exercise")
+
 // LessonMark starts the step that LessonStep writes into a spec's report.
 const LessonMark = "Lesson: "
 

@@ -1,0 +1,150 @@
+//go:build e2e
+
+// Package exercise checks the exercises' tools the way a learner uses
+// them, on the test cluster: chapter 5's exercise is started in a scratch
+// directory, make check must stop at the chapter's lesson unit tests with
+// the start (chapter 4's package), and must pass, lesson specs and the
+// rest of the suite, once the workspace holds chapter 5's own package.
+// That the lesson specs fail against the start is prove's red run of
+// chapter 5 (chapter 4 is the start); this checks make check's own path.
+// Chapter 5's spec exercise too: make check-spec must refuse the skeleton
+// and pass an answer (testdata), which kills the chapter's mutant of the
+// spec it stands for. Run it with `make test-exercise` (CI does, on the
+// local backend).
+package exercise
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestExerciseFive(t *testing.T) {
+	root, rel, runMake, mustSay := setup(t)
+
+	out, err := runMake("exercise", "5")
+	if err != nil {
+		t.Fatalf("make exercise 5: %v", err)
+	}
+	ws := filepath.Join(rel, "05-rebuild-pods")
+	mustSay(out, "your workspace is "+ws+", chapter 4's package")
+
+	out, err = runMake("check")
+	if err == nil {
+		t.Fatal("make check passed with chapter 4's package")
+	}
+	mustSay(out, "--- 2/4 chapter 5's lesson unit tests", "FAIL  TestReconcileRebuildsADeletedRecordedPod",
+		"does not pass chapter 5's lesson unit tests yet")
+	if strings.Contains(out, "--- 3/4") {
+		t.Error("make check went on to the cluster after a unit test failed")
+	}
+
+	// The reference: chapter 5's own package in the workspace.
+	files, err := filepath.Glob(filepath.Join(root, "chapters", "05-rebuild-pods", "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, ws, filepath.Base(f)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err = runMake("check", "5")
+	if err != nil {
+		t.Fatalf("make check failed with chapter 5's own package: %v", err)
+	}
+	mustSay(out, "  ok    TestReconcileRebuildsADeletedRecordedPod",
+		"  ok    A pod deleted with kubectl comes back with the same name, a new UID, and runs, and the operator says it rebuilt it",
+		"passes chapter 5's suite", "Exercise 5 done")
+
+	out, err = runMake("progress")
+	if err != nil {
+		t.Fatalf("make progress: %v", err)
+	}
+	mustSay(out, "* 05-rebuild-pods", "last make check: passed")
+
+	// With the learner's changes in the workspace, a new start is refused
+	// and changes nothing.
+	out, err = runMake("exercise", "5")
+	if err == nil {
+		t.Fatal("make exercise 5 over a changed workspace succeeded")
+	}
+	mustSay(out, "has your changes (", "redis_controller.go", "FORCE=yes")
+}
+
+// The spec exercise: the skeleton is not a proof; an answer is red against
+// chapter 4, green against chapter 5, and kills the mutant of the spec it
+// stands for.
+func TestSpecExerciseFive(t *testing.T) {
+	root, rel, runMake, mustSay := setup(t)
+
+	out, err := runMake("exercise-spec", "5")
+	if err != nil {
+		t.Fatalf("make exercise-spec 5: %v", err)
+	}
+	spec := filepath.Join(rel, "spec-05-rebuild-pods", "spec_test.go")
+	mustSay(out, "your spec is "+spec)
+
+	out, err = runMake("check-spec")
+	if err == nil {
+		t.Fatal("make check-spec passed with the skeleton")
+	}
+	mustSay(out, "failed before its lesson step", "your spec does not prove chapter 5's lesson yet")
+
+	answer, err := os.ReadFile(filepath.Join("testdata", "spec05_test.go.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, spec), answer, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err = runMake("check-spec", "5")
+	if err != nil {
+		t.Fatalf("make check-spec failed with an answer: %v", err)
+	}
+	mustSay(out, "Against the mutant trusts-the-record", "Your spec proves chapter 5's lesson", "it kills 1 mutants")
+}
+
+// setup makes a scratch exercises' directory in the checkout and returns
+// the checkout, that directory (relative) and how to run make with it.
+func setup(t *testing.T) (root, rel string, runMake func(...string) (string, error), mustSay func(string, ...string)) {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A directory of the checkout, as the workspace must be; not the
+	// learner's _exercise.
+	dir, err := os.MkdirTemp(filepath.Join(root, "_output"), "exercise-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	rel, _ = filepath.Rel(root, dir)
+	runMake = func(args ...string) (string, error) {
+		cmd := exec.Command("make", append([]string{"--no-print-directory"}, args...)...)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "EXERCISE_DIR="+rel)
+		out, err := cmd.CombinedOutput()
+		t.Logf("$ make %s\n%s", strings.Join(args, " "), out)
+		return string(out), err
+	}
+	mustSay = func(out string, wants ...string) {
+		t.Helper()
+		for _, w := range wants {
+			if !strings.Contains(out, w) {
+				t.Errorf("the output does not say %q", w)
+			}
+		}
+	}
+	return root, rel, runMake, mustSay
+}
