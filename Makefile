@@ -197,8 +197,9 @@ CHROMIUM ?= /usr/bin/chromium
 $(MERMAID_DIR)/node_modules/.bin/mmdc: scripts/diagrams/package.json scripts/diagrams/package-lock.json
 	@command -v npm >/dev/null || { echo "error: make check-diagrams needs Node.js and npm (apt-get install nodejs npm)" >&2; exit 2; }
 	@echo "Installing the Mermaid CLI into $(MERMAID_DIR) (pinned by scripts/diagrams/package-lock.json; about 450 MB, minutes the first time)"
-	@rm -rf $(MERMAID_DIR) && mkdir -p $(MERMAID_DIR) && cp scripts/diagrams/package.json scripts/diagrams/package-lock.json $(MERMAID_DIR)/
-	@cd $(MERMAID_DIR) && PUPPETEER_SKIP_DOWNLOAD=true npm ci --no-audit --no-fund --loglevel=error
+	@rm -rf $(MERMAID_DIR) $(MERMAID_DIR).part && mkdir -p $(MERMAID_DIR).part && cp scripts/diagrams/package.json scripts/diagrams/package-lock.json $(MERMAID_DIR).part/
+	@cd $(MERMAID_DIR).part && PUPPETEER_SKIP_DOWNLOAD=true npm ci --no-audit --no-fund --loglevel=error
+	@mv $(MERMAID_DIR).part $(MERMAID_DIR)
 
 # The Mermaid CLI alone (CI installs it while other things build).
 .PHONY: diagrams-tool

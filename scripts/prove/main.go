@@ -204,8 +204,9 @@ func compileSuite(ginkgo, suite, overlay, specFile string) (string, error) {
 	}
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		if specFile != "" {
-			msg = []byte(strings.ReplaceAll(string(msg), filepath.Join(suite, exerciseFile), specFile))
-			return "", fmt.Errorf("your spec does not compile with chapter %s's suite: %v\n%s", strings.TrimPrefix(suite, "tests/chapter"), err, msg)
+			// go names the file from the suite's directory.
+			msg = []byte(strings.ReplaceAll(string(msg), "../../"+filepath.ToSlash(specFile), specFile))
+			return "", fmt.Errorf("your spec does not compile with the chapter's suite (%s): %v\n%s", suite, err, msg)
 		}
 		return "", fmt.Errorf("compiling %s: %v\n%s", suite, err, msg)
 	}
