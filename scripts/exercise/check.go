@@ -33,11 +33,11 @@ func (ex *exercises) check(e *exercise, c checkFlags, w io.Writer) (err error) {
 	if err := ex.requireWorkspace(e); err != nil {
 		return err
 	}
-	stage := "it does not build"
+	stage := "at the build"
 	defer func() {
 		result := "passed"
 		if err != nil {
-			result = "stopped: " + stage
+			result = "stopped " + stage
 		}
 		if perr := ex.updateProgress(func(p *progress) { p.chapter(e.n).LastCheck = result }); perr != nil && err == nil {
 			err = perr
@@ -49,7 +49,7 @@ func (ex *exercises) check(e *exercise, c checkFlags, w io.Writer) (err error) {
 		return fmt.Errorf("%s does not build (go's errors above)", e.workspace)
 	}
 
-	stage = "chapter's lesson unit tests"
+	stage = "at the lesson unit tests"
 	tests, err := lessonTests(ex.path(e.prevDir), ex.path(e.chapterDir))
 	if err != nil {
 		return err
@@ -67,13 +67,13 @@ func (ex *exercises) check(e *exercise, c checkFlags, w io.Writer) (err error) {
 		}
 	}
 
-	stage = "the cluster is not up"
+	stage = "with no test cluster up"
 	fmt.Fprintf(w, "--- 3/4 the test cluster\n")
 	if err := ex.clusterUp(c); err != nil {
 		return err
 	}
 
-	stage = "chapter's specs"
+	stage = "at the suite"
 	fmt.Fprintf(w, "--- 4/4 chapter %d's suite against the operator built with %s\n", e.n, e.workspace)
 	if err := ex.goCmd(w, "build", "-ldflags=-s -w", "-overlay", overlay, "-o", c.operatorBin, c.operatorMain); err != nil {
 		return fmt.Errorf("building the operator with %s: %w", e.workspace, err)
