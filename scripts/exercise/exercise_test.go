@@ -113,6 +113,18 @@ func TestSpecExercisesStandForASpecWithMutants(t *testing.T) {
 	}
 }
 
+// make bench-check times make check to the line with which prove --check
+// says the lesson specs passed: the two commands spell it the same.
+func TestLessonsPassedIsProvesLine(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "prove", "check.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("const lessonsPassed = %q", lessonsPassed); !strings.Contains(string(src), want) {
+		t.Errorf("scripts/prove/check.go does not say %s: make bench-check would never see the lessons' verdict", want)
+	}
+}
+
 func TestLessonTestsAreTheAddedAndChanged(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, "a/x_test.go", "package x\n\nfunc TestSame(t *T) { a() }\n\n// old words\nfunc TestCommentChanges(t *T) { b() }\n\nfunc TestChanged(t *T) { c() }\n\nfunc TestRemoved(t *T) {}\n")
