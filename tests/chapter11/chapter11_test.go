@@ -4,6 +4,7 @@ package chapter11
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -162,30 +163,29 @@ func (s SweepSummary) String() string {
 // not reach its point is made again once. Every run that crashed must
 // reach the clean run's state after every step, with the same details
 // (State.Details), and make no write after the last step; every write of
-// the clean run must have been crashed after at least once. The sweep runs
-// every point and reports every failing run, unless Ginkgo runs with
-// --fail-fast: then it stops at the first (prove's mutant runs do: one
-// failing run is the verdict).
+// the clean run must have been crashed after at least once. Each run has
+// a namespace and an operator of its own (Operator.Scoped), so that
+// sweepRunsAtOnce runs go at once. The sweep runs every point and reports
+// every failing run, unless Ginkgo runs with --fail-fast: then it starts
+// no run after the first failure (prove's mutant runs do: one failing run
+// is the verdict).
 func expectCrashSweep(ctx context.Context) {
 	steps := scenario()
 	By("the clean run: the scenario with the operator counting its writes")
-	Expect(startSupervised(ctx, countWrites, countWrites)).To(Succeed())
-	// The operator names every write it makes. An earlier spec's
-	// namespace may still be going, its Redis reconciled by this operator:
-	// those writes would be counted, and crashed at. And an API server
-	// that an earlier spec restarted maps the kind Redis again only once
-	// its discovery has caught up.
-	env.WaitForOtherNamespacesEmpty(ctx, "")
+	// An API server that an earlier spec restarted maps the kind Redis
+	// again only once its discovery has caught up.
 	env.WaitForOwnerMapping(ctx)
-	offset := env.Operator.LogOffset()
 	cleanNS := env.NewNamespace(ctx)
+	cleanOperator := env.Operator.Scoped(cleanNS)
+	Expect(cleanOperator.StartSupervised(ctx, countWrites, countWrites)).To(Succeed())
+	DeferCleanup(cleanOperator.Stop)
 	clean := runScenario(ctx, cleanNS, steps)
-	expectNoStrayWrite(ctx, cleanNS)
-	Expect(env.Operator.Stop()).To(Succeed())
-	Expect(env.Operator.Exits()).To(BeEmpty(), "the operator exited during the clean run")
+	expectNoStrayWrite(ctx, cleanOperator, cleanNS)
+	Expect(cleanOperator.Stop()).To(Succeed())
+	Expect(cleanOperator.Exits()).To(BeEmpty(), "the operator exited during the clean run")
 
 	framework.LessonStep("the clean run's writes are named, and the operator is crashed right after each one in turn")
-	writes := env.Operator.WritesSince(offset)
+	writes := cleanOperator.WritesSince(0)
 	Expect(writes).NotTo(BeEmpty(), "the operator logged no write: it does not read %s", faults.EnvCrashAfterWrite)
 	summary := SweepSummary{Writes: len(writes), CrashedAfter: map[string]int{}}
 	var lines []string
@@ -200,30 +200,62 @@ func expectCrashSweep(ctx context.Context) {
 
 	points := crashPoints(writes)
 	suiteConfig, _ := GinkgoConfiguration()
-	for i, point := range points {
-		if suiteConfig.FailFast && len(summary.Failures) > 0 {
-			summary.Left = len(points) - i
+	type run struct {
+		index, try int
+		point      crashPoint
+	}
+	type result struct {
+		run
+		reached bool
+		failure string
+	}
+	done := make(chan result)
+	var again []run // points not reached at the first try
+	next, running := 0, 0
+	for {
+		for running < sweepRunsAtOnce && (!suiteConfig.FailFast || len(summary.Failures) == 0) {
+			var r run
+			switch {
+			case len(again) > 0:
+				r, again = again[0], again[1:]
+			case next < len(points):
+				r = run{index: next + 1, try: 1, point: points[next]}
+				next++
+			default:
+			}
+			if r.try == 0 {
+				break
+			}
+			ns := env.NewNamespace(ctx)
+			By(fmt.Sprintf("run %d of %d, try %d: crash %s (namespace %s)", r.index, len(points), r.try, r.point, ns))
+			running++
+			go func() {
+				res := result{run: r, failure: "the run ended in a panic"}
+				defer func() { done <- res }()
+				defer GinkgoRecover()
+				res.reached, res.failure = crashRun(ctx, ns, steps, clean, r.point)
+			}()
+		}
+		if running == 0 {
 			break
 		}
-		for try := 1; try <= 2; try++ {
-			By(fmt.Sprintf("run %d of %d, try %d: crash %s", i+1, len(points), try, point))
-			reached, failure := crashRun(ctx, steps, clean, point)
-			summary.Runs++
-			switch {
-			case failure != "":
-				summary.Failures = append(summary.Failures, fmt.Sprintf("crash %s: %s", point, failure))
-			case !reached && try == 1:
-				continue // fewer writes of that name this time: once more
-			case !reached:
-				summary.Missed = append(summary.Missed, point)
-			case point.Before:
-				summary.CrashedBefore++
-			default:
-				summary.CrashedAfter[nameOf(point.Write)]++
-			}
-			break
+		res := <-done
+		running--
+		summary.Runs++
+		switch {
+		case res.failure != "":
+			summary.Failures = append(summary.Failures, fmt.Sprintf("crash %s: %s", res.point, res.failure))
+		case !res.reached && res.try == 1:
+			again = append(again, run{index: res.index, try: 2, point: res.point}) // fewer writes of that name this time: once more
+		case !res.reached:
+			summary.Missed = append(summary.Missed, res.point)
+		case res.point.Before:
+			summary.CrashedBefore++
+		default:
+			summary.CrashedAfter[nameOf(res.point.Write)]++
 		}
 	}
+	summary.Left = len(points) - next
 	AddReportEntry("crash sweep", summary.String(), ReportEntryVisibilityAlways)
 	GinkgoWriter.Println(summary)
 	// The runs' failures were collected, so that one run that fails does
@@ -236,43 +268,62 @@ func expectCrashSweep(ctx context.Context) {
 	}
 }
 
-// crashRun runs the scenario in a new namespace with the operator crashed
-// at point, and restarted at once. It reports whether the run reached the
-// point and, if it did not end each step as the clean run did or did not
-// crash as asked, why.
-func crashRun(ctx context.Context, steps []Step, clean []State, point crashPoint) (reached bool, failure string) {
-	ns := env.NewNamespace(ctx)
-	offset := env.Operator.LogOffset()
-	Expect(startSupervised(ctx, point.vars(), countWrites)).To(Succeed())
+// sweepRunsAtOnce is how many runs of the crash sweep go at once. A run
+// mostly waits, for the operator to start and for the cluster to act on
+// each step; three at once take a third of the time, on two cores, on
+// either back-end.
+const sweepRunsAtOnce = 3
+
+// crashRun runs the scenario in namespace ns with an operator of its own,
+// crashed at point and restarted at once. It reports whether the run
+// reached the point and, if it did not end each step as the clean run did
+// or did not crash as asked, why. It runs beside other runs, in a
+// goroutine of the sweep: it asserts with a Gomega of its own, which turns
+// a failure into what it returns, and says its steps in GinkgoWriter.
+func crashRun(ctx context.Context, ns string, steps []Step, clean []State, point crashPoint) (reached bool, failure string) {
+	op := env.Operator.Scoped(ns)
+	say := func(step string) { GinkgoWriter.Printf("%s: %s\n", ns, step) }
+	if err := op.StartSupervised(ctx, point.vars(), countWrites); err != nil {
+		return false, fmt.Sprintf("starting its operator: %v", err)
+	}
 	var states []State
-	err := InterceptGomegaFailure(func() { states = runScenario(ctx, ns, steps) })
+	err := runFailure(func(g Gomega) { states = runScenarioWith(ctx, g, say, ns, steps) })
 	var stray error
 	if err == nil {
-		stray = InterceptGomegaFailure(func() { expectNoStrayWrite(ctx, ns) })
+		stray = runFailure(func(g Gomega) { expectNoStrayWriteWith(ctx, g, op, ns) })
+	} else {
+		// What the run left would be reconciled by the operators of the
+		// specs after this one, which watch every namespace: it goes now,
+		// with its own operator, while that still runs.
+		say("deleting what the failed run left")
+		if left := runFailure(func(g Gomega) {
+			_, err := env.Kubectl.Run(ctx, "delete", "redis", "--all", "-n", ns, "--wait=false")
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Eventually(func(g Gomega) []string {
+				s, err := stateOf(ctx, ns, scenarioRedis)
+				g.Expect(err).NotTo(HaveOccurred())
+				return s.Pods
+			}).WithContext(ctx).WithTimeout(framework.EventuallyTimeout()).Should(BeEmpty())
+		}); left != nil {
+			err = fmt.Errorf("%w; its namespace did not empty: %w", err, left)
+		}
 	}
-	Expect(env.Operator.Stop()).To(Succeed())
-	exits := env.Operator.Exits()
+	stopErr := op.Stop()
+	exits := op.Exits()
 	var crash *faults.Write
-	for _, w := range env.Operator.WritesSince(offset) {
+	for _, w := range op.WritesSince(0) {
 		if w.Crash {
 			crash = &w
 		}
 	}
-	if err != nil {
-		// What the run left in its namespace would be reconciled by the
-		// next run's operator, and its writes named with that run's.
-		if left := InterceptGomegaFailure(func() {
-			env.MustKubectl(ctx, "delete", "redis", "--all", "-n", ns, "--wait=false")
-			env.WaitForOtherNamespacesEmpty(ctx, "")
-		}); left != nil {
-			return crash != nil, fmt.Sprintf("%v; its namespace did not empty: %v", err, left)
-		}
-		return crash != nil, err.Error()
-	}
-	if crash == nil && len(exits) == 0 {
+	switch {
+	case err != nil:
+		return crash != nil, fmt.Sprintf("%v (its operator's log: %s)", err, op.LogPath)
+	case stopErr != nil:
+		return crash != nil, fmt.Sprintf("stopping its operator: %v", stopErr)
+	case crash == nil && len(exits) == 0:
 		return false, ""
-	}
-	if crash == nil || crash.Name != point.Write || crash.Before != point.Before || len(exits) != 1 || !framework.Crashed(exits[0]) {
+	case crash == nil || crash.Name != point.Write || crash.Before != point.Before || len(exits) != 1 || !framework.Crashed(exits[0]):
 		return true, fmt.Sprintf("the operator exited %v, its crash line %+v; want one crash %s", exits, crash, point)
 	}
 	for i := range states {
@@ -287,6 +338,24 @@ func crashRun(ctx context.Context, steps []Step, clean []State, point crashPoint
 		failure += stray.Error()
 	}
 	return true, strings.TrimSuffix(failure, "; ")
+}
+
+// runFailure runs f with a Gomega of its own and returns the first
+// assertion of f that failed, or nil: what InterceptGomegaFailure does for
+// the spec's goroutine, for any goroutine.
+func runFailure(f func(g Gomega)) (err error) {
+	type failed struct{ message string }
+	defer func() {
+		if r := recover(); r != nil {
+			m, ok := r.(failed)
+			if !ok {
+				panic(r)
+			}
+			err = errors.New(m.message)
+		}
+	}()
+	f(NewGomega(func(message string, _ ...int) { panic(failed{message}) }))
+	return nil
 }
 
 // detailsDiff says how a run's details differ from the clean run's, or "".
@@ -310,12 +379,17 @@ func detailsDiff(got, clean []string) string {
 // reached, and anything it writes then is a write it should not make.
 const strayWriteWindow = 2 * time.Second
 
-// expectNoStrayWrite checks that the operator makes no write in namespace
+// expectNoStrayWrite checks that operator op makes no write in namespace
 // ns for strayWriteWindow from now.
-func expectNoStrayWrite(ctx context.Context, ns string) {
+func expectNoStrayWrite(ctx context.Context, op *framework.Operator, ns string) {
 	GinkgoHelper()
-	offset := env.Operator.LogOffset()
-	Consistently(func() []faults.Write { return writesIn(ns, env.Operator.WritesSince(offset)) }).
+	expectNoStrayWriteWith(ctx, Default, op, ns)
+}
+
+// expectNoStrayWriteWith is expectNoStrayWrite asserting with g.
+func expectNoStrayWriteWith(ctx context.Context, g Gomega, op *framework.Operator, ns string) {
+	offset := op.LogOffset()
+	g.Consistently(func() []faults.Write { return writesIn(ns, op.WritesSince(offset)) }).
 		WithContext(ctx).WithTimeout(strayWriteWindow).Should(BeEmpty(), "a write after the scenario's last step")
 }
 
@@ -352,7 +426,7 @@ func expectLastStateOnly(ctx context.Context, ns string) {
 	}
 	offset := env.Operator.LogOffset()
 	Expect(startSupervised(ctx, countWrites, countWrites)).To(Succeed())
-	after := runScenario(ctx, ns, []Step{{Name: "start the operator", Want: convergedState(4), Do: func(context.Context, string) {}}})[0]
+	after := runScenario(ctx, ns, []Step{{Name: "start the operator", Want: convergedState(4), Do: func(context.Context, string) error { return nil }}})[0]
 	for name, uid := range before.UIDs {
 		Expect(after.UIDs[name]).To(Equal(uid), "pod %s was deleted and made again: the operator acted on a state it never saw", name)
 	}
@@ -712,7 +786,7 @@ func convergedState(n int) State {
 // must then reach.
 type Step struct {
 	Name string
-	Do   func(ctx context.Context, ns string)
+	Do   func(ctx context.Context, ns string) error
 	// Want is the state after the step, once the operator is done.
 	Want State
 	// Replaced is the pod the step deletes, which comes back with a new
@@ -729,17 +803,16 @@ const scenarioRedis = "cache"
 // scenario is what the fault specs run, a user's day with a Redis: create
 // it with 3 pods, delete one, scale to 5, scale to 2, delete the Redis.
 func scenario() []Step {
-	kubectl := func(args ...string) func(context.Context, string) {
-		return func(ctx context.Context, ns string) {
-			GinkgoHelper()
-			env.MustKubectl(ctx, append(args, "-n", ns)...)
+	kubectl := func(args ...string) func(context.Context, string) error {
+		return func(ctx context.Context, ns string) error {
+			_, err := env.Kubectl.Run(ctx, append(args, "-n", ns)...)
+			return err
 		}
 	}
 	return []Step{
-		{Name: "create a Redis of 3", Want: convergedState(3), Do: func(ctx context.Context, ns string) {
-			GinkgoHelper()
+		{Name: "create a Redis of 3", Want: convergedState(3), Do: func(ctx context.Context, ns string) error {
 			_, err := env.Apply(ctx, framework.RedisManifest(ns, scenarioRedis, 3))
-			Expect(err).NotTo(HaveOccurred())
+			return err
 		}},
 		{Name: "delete pod cache-1", Want: convergedState(3), Replaced: "cache-1", Do: kubectl("delete", "pod", "cache-1")},
 		{Name: "scale to 5", Want: convergedState(5), Do: kubectl("scale", "redis", scenarioRedis, "--replicas=5")},
@@ -755,13 +828,18 @@ func scenario() []Step {
 // states it saw.
 func runScenario(ctx context.Context, ns string, steps []Step) []State {
 	GinkgoHelper()
+	return runScenarioWith(ctx, Default, func(step string) { By(step) }, ns, steps)
+}
+
+// runScenarioWith is runScenario asserting with g, each step said with say.
+func runScenarioWith(ctx context.Context, g Gomega, say func(step string), ns string, steps []Step) []State {
 	var states []State
 	before := State{UIDs: map[string]types.UID{}}
 	for _, step := range steps {
-		By(step.Name)
-		step.Do(ctx, ns)
+		say(step.Name)
+		g.Expect(step.Do(ctx, ns)).To(Succeed(), "%s", step.Name)
 		var now State
-		Eventually(func(g Gomega) State {
+		g.Eventually(func(g Gomega) State {
 			var err error
 			now, err = stateOf(ctx, ns, scenarioRedis)
 			g.Expect(err).NotTo(HaveOccurred())
@@ -770,11 +848,11 @@ func runScenario(ctx context.Context, ns string, steps []Step) []State {
 			"after %q, the namespace is not as it should be", step.Name)
 		for name, uid := range before.UIDs {
 			if got, ok := now.UIDs[name]; ok && name != step.Replaced {
-				Expect(got).To(Equal(uid), "after %q, pod %s is another object: it was deleted and made again", step.Name, name)
+				g.Expect(got).To(Equal(uid), "after %q, pod %s is another object: it was deleted and made again", step.Name, name)
 			}
 		}
 		if step.Replaced != "" {
-			Expect(now.UIDs[step.Replaced]).NotTo(Equal(before.UIDs[step.Replaced]), "after %q, pod %s was not replaced", step.Name, step.Replaced)
+			g.Expect(now.UIDs[step.Replaced]).NotTo(Equal(before.UIDs[step.Replaced]), "after %q, pod %s was not replaced", step.Name, step.Replaced)
 		}
 		states = append(states, now)
 		before = now

@@ -159,6 +159,20 @@ func (p *ClusterProxy) tokenKubeconfig(ctx context.Context, ns, name, path strin
 	return clientcmd.WriteToFile(*cfg, path)
 }
 
+// Scoped is another operator of the same binary, chapter, credentials,
+// environment and flags that reconciles, and caches, only namespace ns
+// (its --namespace flag), and logs to a file of its own beside o's. Each
+// of several specs' runs, or of one spec's, can have its own, all running
+// at once, where one operator for every namespace makes them take turns.
+func (o *Operator) Scoped(ns string) *Operator {
+	return &Operator{
+		Binary: o.Binary, Chapter: o.Chapter, Kubeconfig: o.Kubeconfig,
+		LogPath: strings.TrimSuffix(o.LogPath, ".log") + "." + ns + ".log",
+		Env:     slices.Clone(o.Env), Args: append(slices.Clone(o.Args), "--namespace="+ns),
+		remote: o.remote,
+	}
+}
+
 // Start starts the operator and waits until its readiness probe answers.
 // Chapter 0 is no operator at all: the CRD alone, which is what chapter
 // 1's lesson specs must fail against.
