@@ -5,8 +5,10 @@
 // learner is.
 //
 //   - start: copies chapter N-1's Go files (not its tests) into the
-//     workspace, _exercise/NN-slug, and records what it wrote, so that a
-//     second start never overwrites the learner's changes unasked.
+//     workspace, _exercise/NN-slug, applies the exercise's start.patch
+//     (stubs of what chapter N's tests call and chapter N-1 lacks), and
+//     records what it wrote, so that a second start never overwrites the
+//     learner's changes unasked.
 //   - check: builds the workspace (go's errors name its files); runs
 //     chapter N's lesson unit tests (the tests that chapter N adds or
 //     changes) against it, with a go build overlay that puts the

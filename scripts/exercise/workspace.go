@@ -46,6 +46,12 @@ const (
 	specTaskFile     = "SPEC.md"
 	specHintsFile    = "SPEC-HINTS.md"
 	specTemplateFile = "spec_test.go.tmpl"
+	// startPatchFile, where chapter N's tests use a name that chapter N-1
+	// lacks, adds it to the start as a stub that compiles and does
+	// nothing (patch -p1 against chapter N-1's package; chapter 1's
+	// creates the whole start). Its header says what it adds and
+	// changes, in "Adds:" and "Changes:" lines.
+	startPatchFile = "start.patch"
 	// startFile, in a workspace, records the hash of each file start
 	// wrote.
 	startFile = ".start"
@@ -95,7 +101,7 @@ func (ex *exercises) exercise(n int, page string) (*exercise, error) {
 		return nil, fmt.Errorf("chapter %d has no %s yet; the chapters with one: %s", n, strings.TrimPrefix(strings.TrimPrefix(kind, "an "), "a "), list(ex.withExercise(page)))
 	}
 	prev, ok := ex.chapterDir(n - 1)
-	if !ok {
+	if !ok && n != 1 {
 		return nil, fmt.Errorf("chapter %d's exercise starts from chapter %d, which is missing", n, n-1)
 	}
 	return &exercise{n: n, chapterDir: dir, prevDir: prev, workspace: filepath.Join(ex.dir, filepath.Base(dir))}, nil
@@ -151,14 +157,19 @@ func (ex *exercises) start(e *exercise, force bool, w io.Writer) error {
 				e.workspace, strings.Join(changed, ", "), e.n, e.workspace, e.workspace, e.n)
 		}
 	}
-	files, err := packageFiles(ex.path(e.prevDir))
-	if err != nil {
-		return err
+	var files []string
+	if e.prevDir != "" {
+		var err error
+		if files, err = packageFiles(ex.path(e.prevDir)); err != nil {
+			return err
+		}
 	}
 	if err := os.RemoveAll(ws); err != nil {
 		return err
 	}
-	hashes := map[string]string{}
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		return err
+	}
 	for _, f := range files {
 		data, err := os.ReadFile(ex.path(e.prevDir, f))
 		if err != nil {
@@ -170,6 +181,20 @@ func (ex *exercises) start(e *exercise, force bool, w io.Writer) error {
 		if err := os.WriteFile(filepath.Join(ws, f), data, 0o644); err != nil {
 			return err
 		}
+	}
+	stubs, err := ex.applyStartPatch(e)
+	if err != nil {
+		return err
+	}
+	if files, err = packageFiles(ws); err != nil {
+		return err
+	}
+	hashes := map[string]string{}
+	for _, f := range files {
+		data, err := os.ReadFile(filepath.Join(ws, f))
+		if err != nil {
+			return err
+		}
 		hashes[filepath.ToSlash(f)] = hash(data)
 	}
 	if err := writeJSON(filepath.Join(ws, startFile), hashes); err != nil {
@@ -178,10 +203,52 @@ func (ex *exercises) start(e *exercise, force bool, w io.Writer) error {
 	if err := ex.updateProgress(func(p *progress) { p.Current = e.n; p.chapter(e.n).Started = true }); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "Exercise %d, %s: your workspace is %s, chapter %d's package.\n", e.n, e.title(), e.workspace, e.n-1)
+	switch {
+	case e.prevDir == "":
+		fmt.Fprintf(w, "Exercise %d, %s: your workspace is %s, an operator that does nothing yet.\n", e.n, e.title(), e.workspace)
+	case stubs != "":
+		fmt.Fprintf(w, "Exercise %d, %s: your workspace is %s, chapter %d's package with stubs for what chapter %d's tests call.\n", e.n, e.title(), e.workspace, e.n-1, e.n)
+	default:
+		fmt.Fprintf(w, "Exercise %d, %s: your workspace is %s, chapter %d's package.\n", e.n, e.title(), e.workspace, e.n-1)
+	}
+	if stubs != "" {
+		fmt.Fprint(w, stubs)
+	}
 	fmt.Fprintf(w, "The task: %s\n", filepath.Join(e.chapterDir, "exercise", taskFile))
 	fmt.Fprintf(w, "Then: make check (it builds, passes chapter %d's lesson unit tests, then its specs on the cluster that is up); make hint, one hint at a time; make solution, the diff to the chapter.\n", e.n)
 	return nil
+}
+
+// applyStartPatch applies the exercise's start.patch, if it has one, to
+// the workspace, and returns its header's "Adds:" and "Changes:" lines.
+func (ex *exercises) applyStartPatch(e *exercise) (string, error) {
+	path := ex.path(e.chapterDir, "exercise", startPatchFile)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	// patch opens its input after it changes to the directory.
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.Command("patch", "-p1", "--quiet", "--no-backup-if-mismatch", "--directory", ex.path(e.workspace), "--input", abs)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("%s does not apply to chapter %d's package: %v\n%s", filepath.Join(e.chapterDir, "exercise", startPatchFile), e.n-1, err, out)
+	}
+	var header strings.Builder
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "--- ") || strings.HasPrefix(line, "diff ") {
+			break
+		}
+		if strings.HasPrefix(line, "Adds:") || strings.HasPrefix(line, "Changes:") || strings.HasPrefix(line, " ") && header.Len() > 0 {
+			header.WriteString(line + "\n")
+		}
+	}
+	return header.String(), nil
 }
 
 // changedFiles lists the files of a workspace that differ from what start
