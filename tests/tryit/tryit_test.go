@@ -176,10 +176,29 @@ func run(t *testing.T, root, kubectl string, steps []docs.Step) {
 		}
 	}
 	if failed {
-		if log, err := os.ReadFile(filepath.Join(root, "operator.log")); err == nil {
-			t.Logf("operator.log (the session's last operator), last lines:\n%s", lastLines(string(log), 40))
+		// The operators of the session log to operator.log, or to a file
+		// of their own (chapter 11's stale.log): the newest is the last's.
+		if name, log := newestLog(root, start); name != "" {
+			t.Logf("%s (the session's last operator), last lines:\n%s", name, lastLines(log, 40))
 		}
 	}
+}
+
+// newestLog is the name and text of the *.log file of dir written last
+// since start, or "".
+func newestLog(dir string, start time.Time) (name, text string) {
+	paths, _ := filepath.Glob(filepath.Join(dir, "*.log"))
+	var newest time.Time
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if err != nil || info.ModTime().Before(start) || !info.ModTime().After(newest) {
+			continue
+		}
+		if data, err := os.ReadFile(p); err == nil {
+			name, text, newest = filepath.Base(p), string(data), info.ModTime()
+		}
+	}
+	return name, text
 }
 
 // stopGroup stops what the session left running (an operator it did not
