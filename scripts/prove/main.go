@@ -471,7 +471,7 @@ func judgeRed(s types.SpecReport, ran bool) redVerdict {
 	check, ok := decidingCheck(s)
 	switch {
 	case !ok:
-		v.problem = "it has no deciding check (framework.DecidingCheck): nothing says which assertion decides it"
+		v.problem = fmt.Sprintf("it failed after its lesson step, in step %q, with no deciding check (framework.DecidingCheck) before: nothing says which assertion decides it: %s", v.step, why(s.Failure.Message))
 	case check.TimelineLocation.Order > s.Failure.TimelineLocation.Order:
 		v.problem = fmt.Sprintf("it failed after its lesson step but before its deciding check (%q), in step %q: %s", check.StringRepresentation(), v.step, why(s.Failure.Message))
 	default:

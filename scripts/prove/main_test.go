@@ -108,6 +108,34 @@ func TestJudgeRed(t *testing.T) {
 	}
 }
 
+// A mutant is killed by a failure after the lesson step that says what
+// it checks, before the deciding check too; not by one in setup, nor by a
+// panic.
+func TestJudgeKill(t *testing.T) {
+	checkedLate := lessonSpec(types.SpecStateFailed, 4)
+	checkedLate.ReportEntries[0].TimelineLocation.Order = 5
+	tests := []struct {
+		name     string
+		spec     types.SpecReport
+		wantKill bool
+		wantWhy  string
+	}{
+		{"failed after its deciding check", lessonSpec(types.SpecStateFailed, 6), true, ""},
+		{"failed after its lesson step, before its deciding check", checkedLate, true, ""},
+		{"failed in setup", lessonSpec(types.SpecStateFailed, 2), false, "before its lesson step"},
+		{"panicked after its lesson step", lessonSpec(types.SpecStatePanicked, 6), false, "panicked"},
+		{"passed", lessonSpec(types.SpecStatePassed, 0), false, "it passed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := judgeKill(tt.spec)
+			if v.ok != tt.wantKill || !strings.Contains(v.problem, tt.wantWhy) {
+				t.Errorf("killed = %v (%q), want %v, saying %q", v.ok, v.problem, tt.wantKill, tt.wantWhy)
+			}
+		})
+	}
+}
+
 func TestVerdict(t *testing.T) {
 	beforeSuite := func(state types.SpecState) types.SpecReport {
 		s := types.SpecReport{LeafNodeType: types.NodeTypeBeforeSuite, State: state}

@@ -101,7 +101,7 @@ func checkSpecExercise(in mutantsInput, specFile, target string) error {
 		}
 		fmt.Printf("Against the mutant %s (%s):\n", m.name, m.bug)
 		problems = append(problems, judgeSpecs(res, func(s types.SpecReport) redVerdict {
-			v := judgeRed(s, true)
+			v := judgeKill(s)
 			if !v.ok {
 				v.problem = "the mutant survived: " + v.problem
 			}
@@ -114,6 +114,27 @@ func checkSpecExercise(in mutantsInput, specFile, target string) error {
 	fmt.Printf("=== Your spec proves chapter %d's lesson: red against chapter %d after its lesson step, green against chapter %d, and it kills %d mutants\n",
 		chapter, chapter-1, chapter, len(ms))
 	return nil
+}
+
+// judgeKill: a learner's spec kills a mutant when it fails after its
+// lesson step, in an assertion that says what it checks: the way prove
+// kills a mutant with the chapter's own spec, in the step its header
+// names. Not necessarily at the deciding check, which decides against the
+// chapter before: a mutant may break the lesson sooner
+// (pods-without-namespace keeps the Redis from going at all).
+func judgeKill(s types.SpecReport) redVerdict {
+	v, failed := failedInBody(s, true, "it")
+	if !failed {
+		return v
+	}
+	if mark, ok := lessonStep(s); !ok || mark.TimelineLocation.Order > s.Failure.TimelineLocation.Order {
+		v.problem = fmt.Sprintf("it failed before its lesson step, in setup (step %q): %s", lastStep(s), why(s.Failure.Message))
+		return v
+	}
+	v.step = lastStep(s)
+	v.problem = notTheCheck(s)
+	v.ok = v.problem == ""
+	return v
 }
 
 // judgeGreen: a learner's spec passes against its chapter, and has both
