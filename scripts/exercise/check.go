@@ -50,7 +50,7 @@ func (ex *exercises) check(e *exercise, c checkFlags, w io.Writer) (err error) {
 	}
 
 	stage = "at the lesson unit tests"
-	tests, err := ex.lessonTests(e)
+	tests, err := lessonTests(ex.path(e.prevDir), ex.path(e.chapterDir))
 	if err != nil {
 		return err
 	}
@@ -240,12 +240,9 @@ func workspacePaths(e *exercise) func(string) string {
 // that chapter N adds or changes against chapter N-1: the unit tests of
 // its lesson. Their code is compared, not their comments.
 func lessonTests(prevDir, dir string) ([]string, error) {
-	prev := map[string]string{}
-	if prevDir != "" {
-		var err error
-		if prev, err = testFuncs(prevDir); err != nil {
-			return nil, err
-		}
+	prev, err := testFuncs(prevDir)
+	if err != nil {
+		return nil, err
 	}
 	cur, err := testFuncs(dir)
 	if err != nil {
@@ -259,15 +256,6 @@ func lessonTests(prevDir, dir string) ([]string, error) {
 	}
 	slices.Sort(tests)
 	return tests, nil
-}
-
-// lessonTests are exercise e's lesson unit tests: all of chapter 1's.
-func (ex *exercises) lessonTests(e *exercise) ([]string, error) {
-	prev := ""
-	if e.prevDir != "" {
-		prev = ex.path(e.prevDir)
-	}
-	return lessonTests(prev, ex.path(e.chapterDir))
 }
 
 // testFuncs returns the Test functions of a directory's _test.go files,

@@ -48,8 +48,7 @@ const (
 	specTemplateFile = "spec_test.go.tmpl"
 	// startPatchFile, where chapter N's tests use a name that chapter N-1
 	// lacks, adds it to the start as a stub that compiles and does
-	// nothing (patch -p1 against chapter N-1's package; chapter 1's
-	// creates the whole start). Its header says what it adds and
+	// nothing (patch -p1 against chapter N-1's package). Its header says what it adds and
 	// changes, in "Adds:" and "Changes:" lines.
 	startPatchFile = "start.patch"
 	// startFile, in a workspace, records the hash of each file start
@@ -101,7 +100,7 @@ func (ex *exercises) exercise(n int, page string) (*exercise, error) {
 		return nil, fmt.Errorf("chapter %d has no %s yet; the chapters with one: %s", n, strings.TrimPrefix(strings.TrimPrefix(kind, "an "), "a "), list(ex.withExercise(page)))
 	}
 	prev, ok := ex.chapterDir(n - 1)
-	if !ok && n != 1 {
+	if !ok {
 		return nil, fmt.Errorf("chapter %d's exercise starts from chapter %d, which is missing", n, n-1)
 	}
 	return &exercise{n: n, chapterDir: dir, prevDir: prev, workspace: filepath.Join(ex.dir, filepath.Base(dir))}, nil
@@ -157,12 +156,9 @@ func (ex *exercises) start(e *exercise, force bool, w io.Writer) error {
 				e.workspace, strings.Join(changed, ", "), e.n, e.workspace, e.workspace, e.n)
 		}
 	}
-	var files []string
-	if e.prevDir != "" {
-		var err error
-		if files, err = packageFiles(ex.path(e.prevDir)); err != nil {
-			return err
-		}
+	files, err := packageFiles(ex.path(e.prevDir))
+	if err != nil {
+		return err
 	}
 	if err := os.RemoveAll(ws); err != nil {
 		return err
@@ -203,16 +199,10 @@ func (ex *exercises) start(e *exercise, force bool, w io.Writer) error {
 	if err := ex.updateProgress(func(p *progress) { p.Current = e.n; p.chapter(e.n).Started = true }); err != nil {
 		return err
 	}
-	switch {
-	case e.prevDir == "":
-		fmt.Fprintf(w, "Exercise %d, %s: your workspace is %s, an operator that does nothing yet.\n", e.n, e.title(), e.workspace)
-	case stubs != "":
-		fmt.Fprintf(w, "Exercise %d, %s: your workspace is %s, chapter %d's package with stubs for what chapter %d's tests call.\n", e.n, e.title(), e.workspace, e.n-1, e.n)
-	default:
+	if stubs == "" {
 		fmt.Fprintf(w, "Exercise %d, %s: your workspace is %s, chapter %d's package.\n", e.n, e.title(), e.workspace, e.n-1)
-	}
-	if stubs != "" {
-		fmt.Fprint(w, stubs)
+	} else {
+		fmt.Fprintf(w, "Exercise %d, %s: your workspace is %s, chapter %d's package with stubs for what chapter %d's tests call.\n%s", e.n, e.title(), e.workspace, e.n-1, e.n, stubs)
 	}
 	fmt.Fprintf(w, "The task: %s\n", filepath.Join(e.chapterDir, "exercise", taskFile))
 	fmt.Fprintf(w, "Then: make check (it builds, passes chapter %d's lesson unit tests, then its specs on the cluster that is up); make hint, one hint at a time; make solution, the diff to the chapter.\n", e.n)

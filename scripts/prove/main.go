@@ -458,16 +458,10 @@ type redVerdict struct {
 // step is setup that the previous chapter could not pass: it proves
 // nothing about the lesson.
 func judgeRed(s types.SpecReport, ran bool) redVerdict {
-	v, failed := failedInBody(s, ran, "it")
-	if !failed {
+	v, after := failedAfterLessonStep(s, ran)
+	if !after {
 		return v
 	}
-	mark, ok := lessonStep(s)
-	if !ok || mark.TimelineLocation.Order > s.Failure.TimelineLocation.Order {
-		v.problem = fmt.Sprintf("it failed before its lesson step, in setup (step %q): %s", lastStep(s), why(s.Failure.Message))
-		return v
-	}
-	v.step = lastStep(s)
 	check, ok := decidingCheck(s)
 	switch {
 	case !ok:
@@ -479,6 +473,21 @@ func judgeRed(s types.SpecReport, ran bool) redVerdict {
 	}
 	v.ok = v.problem == ""
 	return v
+}
+
+// failedAfterLessonStep reports whether the spec failed in its own body
+// after its lesson step, with the step it failed in; if not, v says why.
+func failedAfterLessonStep(s types.SpecReport, ran bool) (v redVerdict, after bool) {
+	v, failed := failedInBody(s, ran, "it")
+	if !failed {
+		return v, false
+	}
+	if mark, ok := lessonStep(s); !ok || mark.TimelineLocation.Order > s.Failure.TimelineLocation.Order {
+		v.problem = fmt.Sprintf("it failed before its lesson step, in setup (step %q): %s", lastStep(s), why(s.Failure.Message))
+		return v, false
+	}
+	v.step = lastStep(s)
+	return v, true
 }
 
 // notTheCheck says why a failure is not the verdict of the check it

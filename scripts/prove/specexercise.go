@@ -123,15 +123,10 @@ func checkSpecExercise(in mutantsInput, specFile, target string) error {
 // chapter before: a mutant may break the lesson sooner
 // (pods-without-namespace keeps the Redis from going at all).
 func judgeKill(s types.SpecReport) redVerdict {
-	v, failed := failedInBody(s, true, "it")
-	if !failed {
+	v, after := failedAfterLessonStep(s, true)
+	if !after {
 		return v
 	}
-	if mark, ok := lessonStep(s); !ok || mark.TimelineLocation.Order > s.Failure.TimelineLocation.Order {
-		v.problem = fmt.Sprintf("it failed before its lesson step, in setup (step %q): %s", lastStep(s), why(s.Failure.Message))
-		return v
-	}
-	v.step = lastStep(s)
 	v.problem = notTheCheck(s)
 	v.ok = v.problem == ""
 	return v
