@@ -612,7 +612,8 @@ func (r APIServerRestart) String() string {
 // cluster's API server and starts it again, then at once deletes a pod,
 // and once it is back scales the Redis to 5; the operator must leave the
 // other pods alone. Without leader election, nothing ends the operator:
-// it must live through the restart, its watches reconnected. With it, the
+// it must live through the restart, its watches reconnected, and its
+// liveness probe must answer all along, or a kubelet would end it. With it, the
 // API server stays down until the operator, unable to renew its Lease,
 // has given it up and exited; the supervisor restarts it, and it must
 // take the Lease over and act.
@@ -640,6 +641,12 @@ func expectRecoversFromAPIServerRestart(ctx context.Context, ns string, leaderEl
 	steps[0].Wait = wait
 	before := runScenario(ctx, ns, steps)[0]
 	offset := env.Operator.LogOffset()
+	var liveness *framework.LivenessWatch
+	if !leaderElect {
+		// As a kubelet probes it, but four times a second.
+		liveness = env.Operator.WatchLiveness(250 * time.Millisecond)
+		DeferCleanup(liveness.Stop)
+	}
 
 	By("stopping the API server")
 	stopped := time.Now()
@@ -675,8 +682,10 @@ func expectRecoversFromAPIServerRestart(ctx context.Context, ns string, leaderEl
 	exits := env.Operator.Exits()
 	r.Exits = len(exits)
 	if !leaderElect {
-		By("the operator never exited: without leader election, nothing in a restart of the API server should end it")
+		By("the operator never exited, and its liveness probe never failed: without leader election, nothing in a restart of the API server should end it, nor make a kubelet end it")
 		Expect(exits).To(BeEmpty(), "the operator exited: without leader election, an API server restart should not end it")
+		polls, failures := liveness.Stop()
+		Expect(failures).To(BeEmpty(), "the operator's liveness probe failed %d times of %d while the API server restarted: a kubelet would count each towards restarting it", len(failures), polls)
 	}
 	Expect(env.Operator.Running()).To(BeTrue(), "the operator is not running")
 	AddReportEntry("API server restart", r.String(), ReportEntryVisibilityAlways)

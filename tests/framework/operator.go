@@ -305,6 +305,58 @@ func (o *Operator) Running() bool {
 	return o.proc != nil && o.proc.Running()
 }
 
+// LivenessWatch polls the liveness probe (/healthz) of whichever process
+// of the operator runs, until Stop, and keeps each answer that was not
+// 200 OK within a kubelet's default probe timeout, a second: each one a
+// kubelet would count towards restarting it.
+type LivenessWatch struct {
+	stop, done chan struct{}
+	polls      int
+	failures   []string
+}
+
+// WatchLiveness starts a LivenessWatch that polls every interval.
+func (o *Operator) WatchLiveness(interval time.Duration) *LivenessWatch {
+	w := &LivenessWatch{stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(w.done)
+		tick := time.NewTicker(interval)
+		defer tick.Stop()
+		for {
+			o.mu.Lock()
+			p := o.proc
+			o.mu.Unlock()
+			if p != nil && p.Running() {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+				err := p.Live(ctx)
+				cancel()
+				w.polls++
+				if err != nil {
+					w.failures = append(w.failures, time.Now().Format("15:04:05.000")+" "+err.Error())
+				}
+			}
+			select {
+			case <-w.stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return w
+}
+
+// Stop ends the watch, and returns how many times it asked and what each
+// answer that was not 200 OK said. It may be called more than once.
+func (w *LivenessWatch) Stop() (polls int, failures []string) {
+	select {
+	case <-w.stop:
+	default:
+		close(w.stop)
+	}
+	<-w.done
+	return w.polls, slices.Clone(w.failures)
+}
+
 // Stop stops the operator gracefully (and its supervisor, if any) and
 // waits for it to exit.
 func (o *Operator) Stop() error {

@@ -101,6 +101,10 @@ func StartOperator(ctx context.Context, o OperatorOptions) (*Operator, error) {
 	return op, nil
 }
 
+// Live asks the operator's liveness probe, /healthz, as a kubelet would,
+// and wants 200 OK.
+func (o *Operator) Live(ctx context.Context) error { return o.get(ctx, "/healthz") }
+
 // get asks the operator's probe endpoint for path and wants 200 OK.
 func (o *Operator) get(ctx context.Context, path string) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+o.ProbeAddr+path, nil)
