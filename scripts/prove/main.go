@@ -151,7 +151,7 @@ func run() error {
 		}
 	} else {
 		redIn := base
-		redIn.operator, redIn.lessonsOnly = chapter-1, true
+		redIn.operator, redIn.lessonsOnly, redIn.expectFailure = chapter-1, true, true
 		if variant.dir != "" {
 			redIn.operator, redIn.variant = chapter, variant
 		}
@@ -232,6 +232,10 @@ type runInput struct {
 	// --fail-fast; the crash sweep reads it), for a run whose verdict
 	// one failure decides.
 	failFast bool
+	// expectFailure: the run's specs are meant to fail (a red run, a
+	// mutant's), so the suite skips kubectl's dumps of what a failed spec
+	// saw (E2E_EXPECT_FAILURE): CPU that a proof does not need.
+	expectFailure bool
 }
 
 // variantFlags name a variant of a chapter: its directory, the operator
@@ -315,6 +319,9 @@ func runSuite(in runInput) (*runResult, error) {
 			strings.HasPrefix(kv, "OPERATOR_FAULTS_BIN=")
 	})
 	cmd.Env = append(env, fmt.Sprintf("OPERATOR_CHAPTER=%d", in.operator), "E2E_EVENTUALLY_TIMEOUT="+in.timeout)
+	if in.expectFailure {
+		cmd.Env = append(cmd.Env, "E2E_EXPECT_FAILURE=true")
+	}
 	if in.variant.dir != "" {
 		// The variant's operator, its test build that injects faults (make
 		// build-variant makes it for the chapters whose suites run one) and

@@ -303,7 +303,7 @@ func runMutant(in mutantsInput, m *mutant) (mutantResult, error) {
 	run.operator, run.focus, run.label = m.chapter, []string{m.spec}, "mutant-"+m.name
 	// One failure kills the mutant, or shows it failed elsewhere: a spec
 	// that collects its failures (the crash sweep) need not go on.
-	run.failFast = true
+	run.failFast, run.expectFailure = true, true
 	run.variant = b.variant
 	res, err := runSuite(run)
 	if err != nil {

@@ -303,9 +303,10 @@ func (e *Env) NewNamespace(ctx context.Context) string {
 	suffix := make([]byte, 3)
 	_, _ = rand.Read(suffix)
 	ns := fmt.Sprintf("ch%02d-%s", e.Chapter, hex.EncodeToString(suffix))
-	_, err := e.Apply(ctx, fmt.Sprintf("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s\n  labels:\n    %s: %q\n",
-		ns, suiteLabel, suiteLabelValue(e.Chapter)))
-	Expect(err).NotTo(HaveOccurred())
+	// Set-up, not what a learner types: the client, not a kubectl process.
+	Expect(e.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
+		Name: ns, Labels: map[string]string{suiteLabel: suiteLabelValue(e.Chapter)},
+	}})).To(Succeed())
 	DeferCleanup(func(ctx SpecContext) {
 		if CurrentSpecReport().Failed() {
 			e.Dump(ctx, ns)
@@ -328,7 +329,7 @@ func (e *Env) NewNamespace(ctx context.Context) string {
 			Expect(err).NotTo(HaveOccurred(), "deleting the Redis objects of namespace %s", ns)
 		}
 		Expect(e.Client.DeleteAllOf(ctx, &corev1.Pod{}, client.InNamespace(ns))).To(Succeed(), "deleting the pods of namespace %s", ns)
-		e.MustKubectl(ctx, "delete", "namespace", ns, "--wait=false")
+		Expect(client.IgnoreNotFound(e.Client.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))).To(Succeed(), "deleting namespace %s", ns)
 	})
 	return ns
 }

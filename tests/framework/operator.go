@@ -14,9 +14,19 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	rbacv1ac "k8s.io/client-go/applyconfigurations/rbac/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"example.com/redis-operator/tests/proc"
 	"example.com/redis-operator/tests/promtext"
@@ -77,54 +87,32 @@ func ChapterRole(root string, n int) (string, error) {
 	return matches[0], nil
 }
 
+// fieldOwner is the field manager of what the suites apply with their
+// client.
+const fieldOwner = "redis-operator-e2e"
+
 // ServiceAccountKubeconfig gives the operator an identity of its own: it
 // applies role (a chapter's generated ClusterRole, and from chapter 9 on a
 // Role), a ServiceAccount bound to them and nothing else, and writes to
 // path a kubeconfig with a token of that account for the cluster behind
 // the admin kubeconfig.
 func (p *ClusterProxy) ServiceAccountKubeconfig(ctx context.Context, role, path string) error {
-	_, err := p.Apply(ctx, fmt.Sprintf(`apiVersion: v1
-kind: Namespace
-metadata:
-  name: %[1]s
----
-apiVersion: v1
-kind: ServiceAccount
-metadata:
-  namespace: %[1]s
-  name: %[2]s
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRoleBinding
-metadata:
-  name: %[2]s
-roleRef:
-  apiGroup: rbac.authorization.k8s.io
-  kind: ClusterRole
-  name: %[3]s
-subjects:
-- kind: ServiceAccount
-  namespace: %[1]s
-  name: %[2]s
----
-# From chapter 9 on, role holds a Role in the operator's namespace too:
-# its Lease, for leader election.
-apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
-metadata:
-  namespace: %[1]s
-  name: %[2]s
-roleRef:
-  apiGroup: rbac.authorization.k8s.io
-  kind: Role
-  name: %[3]s
-subjects:
-- kind: ServiceAccount
-  namespace: %[1]s
-  name: %[2]s
-`, OperatorNamespace, OperatorServiceAccount, operatorRole))
-	if err != nil {
-		return err
+	// Set-up, not what a learner types: the client applies these, which
+	// costs the CPU a kubectl process would not.
+	subject := rbacv1ac.Subject().WithKind(rbacv1.ServiceAccountKind).WithNamespace(OperatorNamespace).WithName(OperatorServiceAccount)
+	for _, obj := range []runtime.ApplyConfiguration{
+		corev1ac.Namespace(OperatorNamespace),
+		corev1ac.ServiceAccount(OperatorServiceAccount, OperatorNamespace),
+		rbacv1ac.ClusterRoleBinding(OperatorServiceAccount).WithSubjects(subject).
+			WithRoleRef(rbacv1ac.RoleRef().WithAPIGroup(rbacv1.GroupName).WithKind("ClusterRole").WithName(operatorRole)),
+		// From chapter 9 on, role holds a Role in the operator's namespace
+		// too: its Lease, for leader election.
+		rbacv1ac.RoleBinding(OperatorServiceAccount, OperatorNamespace).WithSubjects(subject).
+			WithRoleRef(rbacv1ac.RoleRef().WithAPIGroup(rbacv1.GroupName).WithKind("Role").WithName(operatorRole)),
+	} {
+		if err := p.Client.Apply(ctx, obj, client.FieldOwner(fieldOwner), client.ForceOwnership); err != nil {
+			return err
+		}
 	}
 	// After the namespace: from chapter 9 on, role holds a Role there too.
 	if _, err := p.Kubectl.Run(ctx, "apply", "--server-side", "--force-conflicts", "-f", role); err != nil {
@@ -136,10 +124,12 @@ subjects:
 // tokenKubeconfig writes to path a kubeconfig with a token of the
 // ServiceAccount ns/name, for the cluster behind the admin kubeconfig.
 func (p *ClusterProxy) tokenKubeconfig(ctx context.Context, ns, name, path string) error {
-	token, err := p.Kubectl.Run(ctx, "create", "token", name, "-n", ns, "--duration=12h")
-	if err != nil {
-		return err
+	req := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](12 * 60 * 60)}}
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	if err := p.Client.SubResource("token").Create(ctx, sa, req); err != nil {
+		return fmt.Errorf("a token of ServiceAccount %s/%s: %w", ns, name, err)
 	}
+	token := req.Status.Token
 	admin, err := clientcmd.BuildConfigFromFlags("", p.Cluster.KubeconfigPath())
 	if err != nil {
 		return err
