@@ -184,8 +184,13 @@ lint: $(GOLANGCI_LINT) ## Run golangci-lint with the checked-in .golangci.yml.
 	$(GOLANGCI_LINT) run
 
 .PHONY: unit
-unit: ## Run the unit tests (no cluster needed; the suites that need one are built with the e2e tag).
-	go test ./...
+# go test's own vet is off everywhere: make vet vets every package, its
+# tests and its tags included, and a second vet of the same code, with
+# other settings, is CPU spent twice (a cold CI ran 14 CPU-minutes of vet).
+GO_TEST = go test -vet=off
+
+unit: ## Run the unit tests (no cluster needed; the suites that need one are built with the e2e tag; make vet vets them).
+	$(GO_TEST) ./...
 
 # make check-diagrams renders the READMEs' Mermaid diagrams with the
 # Mermaid CLI from npm, pinned by scripts/diagrams/package-lock.json and
@@ -208,11 +213,11 @@ diagrams-tool: $(MERMAID_DIR)/node_modules/.bin/mmdc
 .PHONY: check-diagrams
 check-diagrams: $(MERMAID_DIR)/node_modules/.bin/mmdc ## Render every Mermaid diagram of the READMEs, both languages, with the pinned Mermaid CLI in Debian's chromium (apt-get install chromium): each must render (SVGs in _output/diagrams).
 	@[[ -x '$(CHROMIUM)' ]] || { echo "error: make check-diagrams renders in Debian's chromium, and $(CHROMIUM) is missing: apt-get install chromium (or CHROMIUM=path)" >&2; exit 2; }
-	MMDC=$(MERMAID_DIR)/node_modules/.bin/mmdc CHROMIUM=$(CHROMIUM) DIAGRAMS_DIR=$(OUTPUT_DIR)/diagrams go test -tags diagrams -count=1 -v -run '^TestDiagramsRender$$' ./tests/docs/
+	MMDC=$(MERMAID_DIR)/node_modules/.bin/mmdc CHROMIUM=$(CHROMIUM) DIAGRAMS_DIR=$(OUTPUT_DIR)/diagrams $(GO_TEST) -tags diagrams -count=1 -v -run '^TestDiagramsRender$$' ./tests/docs/
 
 .PHONY: bench-unit
 bench-unit: ## Run the Go micro-benchmarks of the chapter packages (no cluster needed).
-	go test -run '^$$' -bench . -benchmem ./chapters/...
+	$(GO_TEST) -run '^$$' -bench . -benchmem ./chapters/...
 
 .PHONY: diff-chapter
 diff-chapter: check-chapter-2 ## Show the code diff that chapter N adds to chapter N-1, with the files outside the chapters it adds (chapter 9's manifests, ...): make diff-chapter 5
@@ -332,15 +337,15 @@ check-prove-lanes:
 
 .PHONY: test-local-cluster
 test-local-cluster: cluster-tool kubernetes ## Start and stop a local cluster of its own, one node killed on the way: nothing of it may stay in /tmp (no other local cluster may run).
-	CLUSTER_TOOL=$(BIN)/cluster KUBERNETES_BIN=$(KUBERNETES_BIN) go test -tags e2e -count=1 -v -timeout 10m -run '^TestUpDown' ./tests/cluster/localcluster/
+	CLUSTER_TOOL=$(BIN)/cluster KUBERNETES_BIN=$(KUBERNETES_BIN) $(GO_TEST) -tags e2e -count=1 -v -timeout 10m -run '^TestUpDown' ./tests/cluster/localcluster/
 
 .PHONY: test-exercise
 test-exercise: exercise-tool cluster-up ## Check the exercises' tools on the cluster, in a scratch EXERCISE_DIR: every exercise's start red at its lesson unit tests; chapter 5's green with the chapter's own package; make check-spec red with the skeleton, green with an answer.
-	@$(with_kubeconfig) go test -tags e2e -count=1 -v -timeout 20m ./tests/exercise/
+	@$(with_kubeconfig) $(GO_TEST) -tags e2e -count=1 -v -timeout 20m ./tests/exercise/
 
 .PHONY: try-it
 try-it: $(if $(CHAPTER_ARG),check-chapter-1,check-test-chapters) build cluster-up install ## Run the "Try it" commands of every chapter's README (or chapter N's: make try-it 3; or TEST_CHAPTERS') and compare their output.
-	@$(with_kubeconfig) go test -tags e2e -count=1 -v -timeout 60m ./tests/tryit/ $(if $(or $(CHAPTER_ARG),$(filter command line environment,$(origin CHAPTER))),-run 'TestTryIt/^$(NN)-',$(if $(filter command line environment,$(origin TEST_CHAPTERS)),-run 'TestTryIt/^$(test_chapters_re)-'))
+	@$(with_kubeconfig) $(GO_TEST) -tags e2e -count=1 -v -timeout 60m ./tests/tryit/ $(if $(or $(CHAPTER_ARG),$(filter command line environment,$(origin CHAPTER))),-run 'TestTryIt/^$(NN)-',$(if $(filter command line environment,$(origin TEST_CHAPTERS)),-run 'TestTryIt/^$(test_chapters_re)-'))
 
 .PHONY: test
 test: vet lint verify-manifests unit test-chapters try-it ## The test command: checks, lint, unit tests, every suite and every "Try it" (CI also checks the chapter branches and runs prove-chapters on local).
@@ -380,7 +385,7 @@ check: exercise-tool $(GINKGO) prove-tool cluster-tool $(CONTROLLER_GEN) ## Chec
 # files, where the operator built with the workspace goes.
 check_flags = --out $(EXERCISE_OUT) --controller-gen $(CONTROLLER_GEN) --ginkgo $(GINKGO) --prove $(BIN)/prove --cluster $(BIN)/cluster \
   --state-dir $(LOCAL_CLUSTER_DIR) --env-file $(CLUSTER_ENV) --operator-main $(OPERATOR_MAIN) --operator-bin $(BIN)/operator-exercise \
-  --procs $(E2E_PROCS) $(if $(PROVE_TIMEOUT),--eventually-timeout $(PROVE_TIMEOUT))
+  --procs $(E2E_PROCS) $(if $(PROVE_TIMEOUT),--eventually-timeout $(PROVE_TIMEOUT)) --proved-by-mutants '$(PROVED_BY_MUTANTS)'
 
 # The exercise make bench-check times, solved with its chapter's own package.
 BENCH_CHECK_CHAPTER ?= 5

@@ -25,6 +25,11 @@ type checkFlags struct {
 	operatorMain, operatorBin                  string
 	procs                                      int
 	eventually                                 string
+	// provedByMutants are the chapters whose lesson specs are proven red
+	// against the chapter's own mutants of them, not against chapter
+	// N-1 (the Makefile's PROVED_BY_MUTANTS): a spec exercise of one is
+	// judged the same way.
+	provedByMutants string
 }
 
 // check judges the workspace with chapter N's proofs, cheapest first, and
@@ -50,7 +55,7 @@ func (ex *exercises) check(e *exercise, c checkFlags, w io.Writer) (err error) {
 	}
 
 	stage = "at the lesson unit tests"
-	tests, err := lessonTests(ex.path(e.prevDir), ex.path(e.chapterDir))
+	tests, err := lessonTests(ex.prevPath(e), ex.path(e.chapterDir))
 	if err != nil {
 		return err
 	}
@@ -240,9 +245,12 @@ func workspacePaths(e *exercise) func(string) string {
 // that chapter N adds or changes against chapter N-1: the unit tests of
 // its lesson. Their code is compared, not their comments.
 func lessonTests(prevDir, dir string) ([]string, error) {
-	prev, err := testFuncs(prevDir)
-	if err != nil {
-		return nil, err
+	prev := map[string]string{} // chapter 1's: every test is the lesson's
+	if prevDir != "" {
+		var err error
+		if prev, err = testFuncs(prevDir); err != nil {
+			return nil, err
+		}
 	}
 	cur, err := testFuncs(dir)
 	if err != nil {

@@ -26,7 +26,7 @@ func TestTasksNameTheLessonUnitTests(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := lessonTests(course.path(e.prevDir), course.path(e.chapterDir))
+		want, err := lessonTests(course.prevPath(e), course.path(e.chapterDir))
 		if err != nil {
 			t.Fatal(err)
 		}

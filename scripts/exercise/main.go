@@ -78,6 +78,7 @@ func run(args []string) error {
 	fs.StringVar(&c.operatorBin, "operator-bin", "bin/operator-exercise", "check: where the operator built with the workspace goes")
 	fs.IntVar(&c.procs, "procs", 4, "check: Ginkgo's --procs for the suite")
 	fs.StringVar(&c.eventually, "eventually-timeout", "", "check: Eventually's timeout (prove's default if empty)")
+	fs.StringVar(&c.provedByMutants, "proved-by-mutants", "", "check-spec: the chapters proven against their mutants, not chapter N-1 (space-separated)")
 	rounds := fs.Int("rounds", 3, "bench: the timed runs of make check, after a warm-up")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strings"
 )
 
 // specFile is where the learner's spec of chapter N goes:
@@ -86,6 +88,9 @@ func (ex *exercises) checkSpec(e *exercise, c checkFlags, w io.Writer) (err erro
 		"--spec-exercise", e.specFile(), "--spec-target", target}
 	if c.eventually != "" {
 		args = append(args, "--eventually-timeout", c.eventually)
+	}
+	if slices.Contains(strings.Fields(c.provedByMutants), fmt.Sprint(e.n)) {
+		args = append(args, "--against-mutants")
 	}
 	if err := ex.run(w, w, c.prove, args...); err != nil {
 		return errors.New("make check-spec found what your spec does not prove yet (above)")

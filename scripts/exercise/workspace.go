@@ -99,11 +99,22 @@ func (ex *exercises) exercise(n int, page string) (*exercise, error) {
 	if _, err := os.Stat(ex.path(dir, "exercise", page)); err != nil {
 		return nil, fmt.Errorf("chapter %d has no %s yet; the chapters with one: %s", n, strings.TrimPrefix(strings.TrimPrefix(kind, "an "), "a "), list(ex.withExercise(page)))
 	}
+	// Chapter 1's exercise starts from no chapter: its start.patch makes
+	// the whole package, an empty reconciler.
 	prev, ok := ex.chapterDir(n - 1)
-	if !ok {
+	if !ok && n != 1 {
 		return nil, fmt.Errorf("chapter %d's exercise starts from chapter %d, which is missing", n, n-1)
 	}
 	return &exercise{n: n, chapterDir: dir, prevDir: prev, workspace: filepath.Join(ex.dir, filepath.Base(dir))}, nil
+}
+
+// prevPath is the path of chapter N-1's package, or "" for chapter 1's
+// exercise, which starts from none.
+func (ex *exercises) prevPath(e *exercise) string {
+	if e.prevDir == "" {
+		return ""
+	}
+	return ex.path(e.prevDir)
 }
 
 func list(ns []int) string {
@@ -156,9 +167,12 @@ func (ex *exercises) start(e *exercise, force bool, w io.Writer) error {
 				e.workspace, strings.Join(changed, ", "), e.n, e.workspace, e.workspace, e.n)
 		}
 	}
-	files, err := packageFiles(ex.path(e.prevDir))
-	if err != nil {
-		return err
+	var files []string // none for chapter 1: its start.patch makes the package
+	if e.prevDir != "" {
+		var err error
+		if files, err = packageFiles(ex.path(e.prevDir)); err != nil {
+			return err
+		}
 	}
 	if err := os.RemoveAll(ws); err != nil {
 		return err
@@ -199,9 +213,12 @@ func (ex *exercises) start(e *exercise, force bool, w io.Writer) error {
 	if err := ex.updateProgress(func(p *progress) { p.Current = e.n; p.chapter(e.n).Started = true }); err != nil {
 		return err
 	}
-	if stubs == "" {
+	switch {
+	case e.prevDir == "":
+		fmt.Fprintf(w, "Exercise %d, %s: your workspace is %s, an empty operator to fill in.\n%s", e.n, e.title(), e.workspace, stubs)
+	case stubs == "":
 		fmt.Fprintf(w, "Exercise %d, %s: your workspace is %s, chapter %d's package.\n", e.n, e.title(), e.workspace, e.n-1)
-	} else {
+	default:
 		fmt.Fprintf(w, "Exercise %d, %s: your workspace is %s, chapter %d's package with stubs for what chapter %d's tests call.\n%s", e.n, e.title(), e.workspace, e.n-1, e.n, stubs)
 	}
 	fmt.Fprintf(w, "The task: %s\n", filepath.Join(e.chapterDir, "exercise", taskFile))

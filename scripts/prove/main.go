@@ -118,8 +118,9 @@ func run() error {
 	base := runInput{ginkgo: ginkgo, suite: compiled, outDir: outDir, chapter: chapter,
 		timeout: timeout, suiteTimeout: suiteTO, procs: procs}
 	mutantsIn := mutantsInput{run: base, chapterDir: dirs[0], only: *only, show: *show, dir: mutantsDir}
-	if *mutants || *withMutants || *byMutants {
-		// Built while the runs before theirs wait for the cluster.
+	if (*mutants || *withMutants || *byMutants) && *specFile == "" {
+		// Built while the runs before theirs wait for the cluster (a spec
+		// exercise builds the mutants of its target only).
 		ms, err := readMutants(mutantsIn.chapterDir, chapter, *only)
 		if err != nil {
 			return err
@@ -133,7 +134,7 @@ func run() error {
 		return checkVariant(base, variant)
 	}
 	if *specFile != "" {
-		return checkSpecExercise(mutantsIn, *specFile, *specTarget)
+		return checkSpecExercise(mutantsIn, *specFile, *specTarget, *byMutants)
 	}
 
 	var green *runResult

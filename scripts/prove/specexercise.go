@@ -46,8 +46,10 @@ func specOverlay(suite, specFile, outDir string) (string, error) {
 // step, at their deciding check; pass against chapter N, with both marks;
 // and fail, the same way, against each of the chapter's mutants of the
 // spec the learner's stands for (target). A mutant that survives is named
-// with the bug it has.
-func checkSpecExercise(in mutantsInput, specFile, target string) error {
+// with the bug it has. againstMutants: the chapter is proven against its
+// mutants (chapter 11), which then stand in for chapter N-1, at the
+// deciding check too.
+func checkSpecExercise(in mutantsInput, specFile, target string, againstMutants bool) error {
 	chapter := in.run.chapter
 	ms, err := readMutants(in.chapterDir, chapter, "")
 	if err != nil {
@@ -62,28 +64,39 @@ func checkSpecExercise(in mutantsInput, specFile, target string) error {
 
 	run := in.run
 	run.labelFilter = "exercise"
-	fmt.Printf("=== Checking your spec %s: against chapter %d (each must fail after its lesson step), chapter %d (each must pass), and %d mutants of %q; Eventually waits %s\n",
-		specFile, chapter-1, chapter, len(ms), target, run.timeout)
 	var problems []string
-
-	red := run
-	red.operator, red.label = chapter-1, "spec-exercise-red"
-	redRes, err := runSuite(red)
-	if err != nil {
-		return err
+	if againstMutants {
+		// The chapter's lesson specs pass against the chapter before (its
+		// faults are injected into any chapter), so its mutants stand in
+		// for it: the learner's spec must fail against each at its
+		// deciding check, as it would against chapter N-1.
+		fmt.Printf("=== Checking your spec %s: against chapter %d (each must pass) and %d mutants of %q (each must fail after its lesson step, at its deciding check); Eventually waits %s\n",
+			specFile, chapter, len(ms), target, run.timeout)
+	} else {
+		fmt.Printf("=== Checking your spec %s: against chapter %d (each must fail after its lesson step), chapter %d (each must pass), and %d mutants of %q; Eventually waits %s\n",
+			specFile, chapter-1, chapter, len(ms), target, run.timeout)
+		red := run
+		red.operator, red.label = chapter-1, "spec-exercise-red"
+		redRes, err := runSuite(red)
+		if err != nil {
+			return err
+		}
+		if len(redRes.specs) == 0 && redRes.setupErr == "" {
+			return fmt.Errorf("%s has no spec labelled exercise (framework.Exercise): nothing to check", specFile)
+		}
+		fmt.Printf("Against chapter %d, the chapter before:\n", chapter-1)
+		problems = append(problems, judgeSpecs(redRes, func(s types.SpecReport) redVerdict { return judgeRed(s, true) },
+			fmt.Sprintf("must fail against chapter %d", chapter-1))...)
 	}
-	if len(redRes.specs) == 0 && redRes.setupErr == "" {
-		return fmt.Errorf("%s has no spec labelled exercise (framework.Exercise): nothing to check", specFile)
-	}
-	fmt.Printf("Against chapter %d, the chapter before:\n", chapter-1)
-	problems = append(problems, judgeSpecs(redRes, func(s types.SpecReport) redVerdict { return judgeRed(s, true) },
-		fmt.Sprintf("must fail against chapter %d", chapter-1))...)
 
 	green := run
 	green.operator, green.label = chapter, "spec-exercise-green"
 	greenRes, err := runSuite(green)
 	if err != nil {
 		return err
+	}
+	if len(greenRes.specs) == 0 && greenRes.setupErr == "" {
+		return fmt.Errorf("%s has no spec labelled exercise (framework.Exercise): nothing to check", specFile)
 	}
 	fmt.Printf("Against chapter %d:\n", chapter)
 	problems = append(problems, judgeSpecs(greenRes, judgeGreen, fmt.Sprintf("must pass against chapter %d", chapter))...)
@@ -102,6 +115,10 @@ func checkSpecExercise(in mutantsInput, specFile, target string) error {
 		fmt.Printf("Against the mutant %s (%s):\n", m.name, m.bug)
 		problems = append(problems, judgeSpecs(res, func(s types.SpecReport) redVerdict {
 			v := judgeKill(s)
+			if againstMutants {
+				// In place of chapter N-1: at the deciding check.
+				v = judgeRed(s, true)
+			}
 			if !v.ok {
 				v.problem = "the mutant survived: " + v.problem
 			}
@@ -110,6 +127,11 @@ func checkSpecExercise(in mutantsInput, specFile, target string) error {
 	}
 	if len(problems) > 0 {
 		return fmt.Errorf("your spec does not prove chapter %d's lesson yet:\n  - %s", chapter, strings.Join(problems, "\n  - "))
+	}
+	if againstMutants {
+		fmt.Printf("=== Your spec proves chapter %d's lesson: green against chapter %d, and red after its lesson step, at its deciding check, against its %d mutants\n",
+			chapter, chapter, len(ms))
+		return nil
 	}
 	fmt.Printf("=== Your spec proves chapter %d's lesson: red against chapter %d after its lesson step, green against chapter %d, and it kills %d mutants\n",
 		chapter, chapter-1, chapter, len(ms))

@@ -9,7 +9,8 @@
 // the start); this checks make check's own path.
 // Chapter 5's spec exercise too: make check-spec must refuse the skeleton
 // and pass an answer (testdata), which kills the chapter's mutant of the
-// spec it stands for. Run it with `make test-exercise` (CI does, on the
+// spec it stands for; and chapter 11's, judged against its mutant in
+// place of chapter 10. Run it with `make test-exercise` (CI does, on the
 // local backend).
 package exercise
 
@@ -134,6 +135,34 @@ func TestSpecExerciseFive(t *testing.T) {
 		t.Fatalf("make check-spec failed with an answer: %v", err)
 	}
 	mustSay(out, "Against the mutant trusts-the-record", "Your spec proves chapter 5's lesson", "it kills 1 mutants")
+}
+
+// Chapter 11's spec exercise, whose chapter is proven against its
+// mutants, not against chapter 10 (which passes its specs): an answer
+// (testdata) passes against chapter 11 and fails against the mutant of
+// the spec it stands for, at its deciding check; no run against chapter
+// 10. (The skeleton's refusal is chapter 5's path, above.)
+func TestSpecExerciseEleven(t *testing.T) {
+	root, rel, runMake, mustSay := setup(t)
+
+	if _, err := runMake("exercise-spec", "11"); err != nil {
+		t.Fatalf("make exercise-spec 11: %v", err)
+	}
+	answer, err := os.ReadFile(filepath.Join("testdata", "spec11_test.go.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, rel, "spec-11-faults", "spec_test.go"), answer, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runMake("check-spec", "11")
+	if err != nil {
+		t.Fatalf("make check-spec 11 failed with an answer: %v", err)
+	}
+	mustSay(out, "Against chapter 11:", "Against the mutant delete-by-name", "Your spec proves chapter 11's lesson", "against its 1 mutants")
+	if strings.Contains(out, "Against chapter 10") {
+		t.Error("make check-spec 11 ran the spec against chapter 10, which passes chapter 11's specs")
+	}
 }
 
 // setup makes a scratch exercises' directory in the checkout and returns
