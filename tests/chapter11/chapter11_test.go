@@ -613,10 +613,10 @@ func (r APIServerRestart) String() string {
 // and once it is back scales the Redis to 5; the operator must leave the
 // other pods alone. Without leader election, nothing ends the operator:
 // it must live through the restart, its watches reconnected, and its
-// liveness probe must answer all along, or a kubelet would end it. With it, the
-// API server stays down until the operator, unable to renew its Lease,
-// has given it up and exited; the supervisor restarts it, and it must
-// take the Lease over and act.
+// liveness probe must answer all along, or a kubelet would end it. With
+// it, the API server stays down until the operator, unable to renew its
+// Lease, has given it up and exited; the supervisor restarts it, and it
+// must take the Lease over and act.
 func expectRecoversFromAPIServerRestart(ctx context.Context, ns string, leaderElect bool) {
 	r := APIServerRestart{LeaderElection: leaderElect}
 	var wait time.Duration

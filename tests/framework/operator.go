@@ -24,7 +24,6 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
-
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -97,8 +96,8 @@ const fieldOwner = "redis-operator-e2e"
 // path a kubeconfig with a token of that account for the cluster behind
 // the admin kubeconfig.
 func (p *ClusterProxy) ServiceAccountKubeconfig(ctx context.Context, role, path string) error {
-	// Set-up, not what a learner types: the client applies these, which
-	// costs the CPU a kubectl process would not.
+	// Set-up, not what a learner types: the client applies these, without
+	// the CPU of a kubectl process.
 	subject := rbacv1ac.Subject().WithKind(rbacv1.ServiceAccountKind).WithNamespace(OperatorNamespace).WithName(OperatorServiceAccount)
 	for _, obj := range []runtime.ApplyConfiguration{
 		corev1ac.Namespace(OperatorNamespace),
