@@ -69,6 +69,7 @@ func run() error {
 	flag.StringVar(&variant.dir, "variant", "", "prove the lesson against this variant of chapter N (make build-variant builds it) in place of chapter N-1")
 	flag.StringVar(&variant.bin, "variant-bin", "", "with --variant: the operator built with it")
 	flag.StringVar(&variant.role, "variant-role", "", "with --variant: the role generated from its markers")
+	flag.StringVar(&variant.out, "variant-out", "", "with --variant: where its overlay was written, for the suites that build an image (make docker-build's VARIANT_OUT; default the Makefile's)")
 	mutants := flag.Bool("mutants", false, "run chapter N's mutants (chapters/NN-slug/mutants/*.patch) instead, each against its spec; make build-variant builds each, ahead of its run, under --mutants-dir")
 	only := flag.String("mutant", "", "with --mutants: only this one")
 	show := flag.Bool("show", false, "with --mutants: print each mutant's change first")
