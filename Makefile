@@ -340,7 +340,7 @@ test-local-cluster: cluster-tool kubernetes ## Start and stop a local cluster of
 	CLUSTER_TOOL=$(BIN)/cluster KUBERNETES_BIN=$(KUBERNETES_BIN) $(GO_TEST) -tags e2e -count=1 -v -timeout 10m -run '^TestUpDown' ./tests/cluster/localcluster/
 
 .PHONY: test-exercise
-test-exercise: exercise-tool cluster-up ## Check the exercises' tools on the cluster, in a scratch EXERCISE_DIR: every exercise's start red at its lesson unit tests; chapter 5's green with the chapter's own package; make check-spec red with the skeleton, green with an answer.
+test-exercise: exercise-tool cluster-up ## Check the exercises' tools on the cluster, in a scratch EXERCISE_DIR: every exercise's start red at its lesson unit tests; chapter 5's green with the chapter's own package; make check-spec red with the skeleton, green with an answer (chapter 5's; chapter 11's, judged against its mutant).
 	@$(with_kubeconfig) $(GO_TEST) -tags e2e -count=1 -v -timeout 20m ./tests/exercise/
 
 .PHONY: try-it
