@@ -48,7 +48,8 @@ const (
 	specTemplateFile = "spec_test.go.tmpl"
 	// startPatchFile, where chapter N's tests use a name that chapter N-1
 	// lacks, adds it to the start as a stub that compiles and does
-	// nothing (patch -p1 against chapter N-1's package). Its header says what it adds and
+	// nothing (patch -p1 against chapter N-1's package; chapter 1's
+	// creates the whole start). Its header says what it adds and
 	// changes, in "Adds:" and "Changes:" lines.
 	startPatchFile = "start.patch"
 	// startFile, in a workspace, records the hash of each file start

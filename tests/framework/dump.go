@@ -24,7 +24,7 @@ func (e *Env) Dump(ctx context.Context, ns string) {
 	if e.Operator != nil {
 		AddReportEntry("operator log (last 150 lines of "+e.Operator.LogPath+")", proc.Tail(e.Operator.LogPath, 150))
 	}
-	if os.Getenv("E2E_EXPECT_FAILURE") == "true" {
+	if expectFailure() {
 		AddReportEntry("kubectl's dumps", "skipped: make prove-chapter expects this run's specs to fail (E2E_EXPECT_FAILURE)")
 		return
 	}
@@ -49,7 +49,7 @@ func (e *Env) Dump(ctx context.Context, ns string) {
 // chapterNN; the local cluster's are files already), and reports the
 // tails of the files that matter most.
 func (e *Env) CollectClusterLogs(ctx context.Context) {
-	if !anySpecFailed(e.Chapter) || e.Cluster == nil || os.Getenv("E2E_EXPECT_FAILURE") == "true" {
+	if !anySpecFailed(e.Chapter) || e.Cluster == nil || expectFailure() {
 		return
 	}
 	dir := filepath.Join(OutputDir(), "cluster-logs", fmt.Sprintf("chapter%02d", e.Chapter))
@@ -66,3 +66,7 @@ func (e *Env) CollectClusterLogs(ctx context.Context) {
 		AddReportEntry(fmt.Sprintf("%s (last 30 lines)", filepath.Base(l)), proc.Tail(l, 30))
 	}
 }
+
+// expectFailure: make prove-chapter runs this suite expecting its specs
+// to fail (E2E_EXPECT_FAILURE), a red run or a mutant's.
+func expectFailure() bool { return os.Getenv("E2E_EXPECT_FAILURE") == "true" }
