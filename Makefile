@@ -14,7 +14,6 @@ KIND_VERSION := $(shell go list -m -f '{{.Version}}' sigs.k8s.io/kind 2>/dev/nul
 # the versions kind's base image uses, on Debian packages.
 CONTAINERD_VERSION ?= v2.3.4
 RUNC_VERSION ?= v1.4.3
-CRICTL_VERSION ?= v1.36.0
 CNI_PLUGINS_VERSION ?= v1.9.1
 DEBIAN_SUITE ?= bookworm
 DEBIAN_MIRROR ?= http://deb.debian.org/debian

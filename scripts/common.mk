@@ -21,7 +21,7 @@ kubectl: ## Build kubectl at the cluster's version (cached; part of `make kubern
 	@scripts/build-kubernetes.sh $(KUBERNETES_VERSION) $(ETCD_VERSION) kubectl
 
 kind_node_image_build = KUBERNETES_VERSION=$(KUBERNETES_VERSION) ETCD_VERSION=$(ETCD_VERSION) KIND_VERSION=$(KIND_VERSION) \
-	  CONTAINERD_VERSION=$(CONTAINERD_VERSION) RUNC_VERSION=$(RUNC_VERSION) CRICTL_VERSION=$(CRICTL_VERSION) \
+	  CONTAINERD_VERSION=$(CONTAINERD_VERSION) RUNC_VERSION=$(RUNC_VERSION) \
 	  CNI_PLUGINS_VERSION=$(CNI_PLUGINS_VERSION) DEBIAN_SUITE=$(DEBIAN_SUITE) DEBIAN_MIRROR=$(DEBIAN_MIRROR) \
 	  KIND_NODE_IMAGE=$(KIND_OFFLINE_NODE_IMAGE) REDIS_IMAGE=$(REDIS_IMAGE) CACHE_DIR=$(CACHE_DIR) \
 	  scripts/kind-node-image/build.sh
@@ -31,7 +31,7 @@ kind-node-image: ## Build the offline kind node image, no registry needed (root;
 	@$(kind_node_image_build)
 
 .PHONY: kind-node-runtime
-kind-node-runtime: ## Build only the part of the node image that needs neither Kubernetes nor Docker: containerd, runc, crictl, the CNI plugins, the Debian root filesystems (root; cached).
+kind-node-runtime: ## Build only the part of the node image that needs neither Kubernetes nor Docker: containerd, runc, the CNI plugins, the Debian root filesystems (root; cached).
 	@$(kind_node_image_build) --runtime
 
 .PHONY: cluster-up

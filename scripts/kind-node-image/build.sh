@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds a kind node image with no container registry: Kubernetes from Go
-# sources (the same cache as the local cluster), containerd, runc, crictl and
-# the CNI plugins from Go sources at the versions kind's own base image uses,
+# sources (the same cache as the local cluster), containerd, runc and the CNI
+# plugins from Go sources at the versions kind's own base image uses (not
+# crictl: minutes of a cold build, and containerd's ctr does what it did),
 # a Debian root filesystem from Debian's packages (debootstrap), and kind's
 # base files from the kind Go module. The images a cluster needs at start
 # (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kube-proxy,
@@ -26,7 +27,7 @@
 #
 # Configuration comes from the environment (the Makefile sets all of it):
 #   KUBERNETES_VERSION ETCD_VERSION KIND_VERSION CONTAINERD_VERSION
-#   RUNC_VERSION CRICTL_VERSION CNI_PLUGINS_VERSION DEBIAN_SUITE DEBIAN_MIRROR
+#   RUNC_VERSION CNI_PLUGINS_VERSION DEBIAN_SUITE DEBIAN_MIRROR
 #   KIND_NODE_IMAGE REDIS_IMAGE CACHE_DIR
 set -euo pipefail
 
@@ -38,7 +39,7 @@ case "${1:-}" in
 esac
 
 for v in KUBERNETES_VERSION ETCD_VERSION KIND_VERSION CONTAINERD_VERSION RUNC_VERSION \
-  CRICTL_VERSION CNI_PLUGINS_VERSION DEBIAN_SUITE DEBIAN_MIRROR KIND_NODE_IMAGE REDIS_IMAGE; do
+  CNI_PLUGINS_VERSION DEBIAN_SUITE DEBIAN_MIRROR KIND_NODE_IMAGE REDIS_IMAGE; do
   [[ -n "${!v:-}" ]] || { echo "error: $v is not set (run this through 'make kind-node-image')" >&2; exit 2; }
 done
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -64,7 +65,7 @@ recipe=$( {
   sha256sum "$HERE/../build-kubernetes.sh" | sed "s|$HERE/../||"
   echo "GO=$(go env GOVERSION)"
   for v in KUBERNETES_VERSION ETCD_VERSION KIND_VERSION CONTAINERD_VERSION RUNC_VERSION \
-    CRICTL_VERSION CNI_PLUGINS_VERSION DEBIAN_SUITE REDIS_IMAGE; do echo "$v=${!v}"; done
+    CNI_PLUGINS_VERSION DEBIAN_SUITE REDIS_IMAGE; do echo "$v=${!v}"; done
 } | sha256sum | cut -c1-16)
 
 # ---- preflight: one line per missing prerequisite ---------------------------
@@ -171,7 +172,7 @@ if [[ -z $RUNTIME_ONLY ]]; then
 fi
 
 # ---- 2. node runtime from Go sources ----------------------------------------------
-step "containerd $CONTAINERD_VERSION, runc $RUNC_VERSION, crictl $CRICTL_VERSION, CNI plugins $CNI_PLUGINS_VERSION"
+step "containerd $CONTAINERD_VERSION, runc $RUNC_VERSION, CNI plugins $CNI_PLUGINS_VERSION"
 TOOLS="$CACHE_DIR/kind-node/tools"
 # go_build NAME MODULE VERSION CGO TAGS PACKAGE...: builds PACKAGE... (paths
 # inside MODULE) in MODULE's own source tree at VERSION, so its go.mod
@@ -197,7 +198,6 @@ go_build containerd github.com/containerd/containerd/v2 "$CONTAINERD_VERSION" 0 
 go_build containerd-shim github.com/containerd/containerd/v2 "$CONTAINERD_VERSION" 0 \
   "no_aufs no_zfs no_btrfs no_devmapper no_grpc urfave_cli_no_docs" cmd/containerd-shim-runc-v2
 go_build runc github.com/opencontainers/runc "$RUNC_VERSION" 1 "seccomp urfave_cli_no_docs" .
-go_build crictl sigs.k8s.io/cri-tools "$CRICTL_VERSION" 0 "" cmd/crictl
 # kind ships host-local, loopback, ptp and portmap with kindnetd; with no
 # kindnetd offline, the node uses the bridge plugin and a baked config.
 go_build cni-plugins github.com/containernetworking/plugins "$CNI_PLUGINS_VERSION" 0 "" \
@@ -301,7 +301,6 @@ mkdir -p "$ROOT/kind/bin" "$ROOT/LICENSES"
 install -m 0644 -t "$ROOT/kind" "$BASE_FILES"/kind/README.txt
 install -m 0755 -t "$ROOT/kind/bin" "$BASE_FILES"/kind/bin/*
 install -m 0644 -t "$ROOT/LICENSES" "$BASE_FILES"/LICENSES/*
-install -m 0644 -t "$ROOT/etc" "$BASE_FILES"/etc/crictl.yaml
 install -m 0644 -D -t "$ROOT/etc/containerd" "$BASE_FILES"/etc/containerd/*
 install -m 0644 -D -t "$ROOT/etc/default" "$BASE_FILES"/etc/default/*
 install -m 0644 -D -t "$ROOT/etc/sysctl.d" "$BASE_FILES"/etc/sysctl.d/*
@@ -319,7 +318,7 @@ chroot "$ROOT" systemctl mask systemd-binfmt.service
 mkdir -p "$ROOT/etc/kubernetes/manifests"
 # The runtime, as kind's base image installs it.
 install -m 0755 -t "$ROOT/usr/local/bin" "$TOOLS/containerd-$CONTAINERD_VERSION"/{containerd,ctr} \
-  "$TOOLS/containerd-shim-$CONTAINERD_VERSION/containerd-shim-runc-v2" "$TOOLS/crictl-$CRICTL_VERSION/crictl"
+  "$TOOLS/containerd-shim-$CONTAINERD_VERSION/containerd-shim-runc-v2"
 install -m 0755 -D "$TOOLS/runc-$RUNC_VERSION/runc" "$ROOT/usr/local/sbin/runc"
 install -m 0755 -D -t "$ROOT/opt/cni/bin" "$TOOLS/cni-plugins-$CNI_PLUGINS_VERSION"/*
 "$ROOT/usr/local/bin/ctr" oci spec |

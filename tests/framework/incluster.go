@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"example.com/redis-operator/tests/cluster"
+	"example.com/redis-operator/tests/cluster/kindcluster"
 	"example.com/redis-operator/tests/proc"
 )
 
@@ -351,16 +352,19 @@ func (c *InCluster) Stop(ctx context.Context, r *Replica, kill bool) error {
 // does, `kubectl delete --force` included.
 func signalContainer(ctx context.Context, p *ClusterProxy, r *Replica, signal string) error {
 	if p.Cluster.Name() != cluster.Kind {
-		return fmt.Errorf("signalling a container needs a node to run crictl on: kind's, not %s's", p.Cluster.Name())
+		return fmt.Errorf("signalling a container needs a node to run ctr on: kind's, not %s's", p.Cluster.Name())
 	}
 	pod := &corev1.Pod{}
 	if err := p.Client.Get(ctx, client.ObjectKey{Namespace: OperatorNamespace, Name: r.Name}, pod); err != nil {
 		return err
 	}
-	script := fmt.Sprintf(`id=$(crictl ps -q --name manager --label io.kubernetes.pod.name=%s --label io.kubernetes.pod.namespace=%s) && `+
-		`pid=$(crictl inspect --output go-template --template '{{.info.pid}}' "$id") && kill -%s "$pid"`, r.Name, OperatorNamespace, signal)
-	GinkgoWriter.Printf("$ docker exec %s sh -c %q\n", pod.Spec.NodeName, script)
-	out, err := exec.CommandContext(ctx, "docker", "exec", pod.Spec.NodeName, "sh", "-c", script).CombinedOutput()
+	// The container's first process is the operator: ctr signals it, as
+	// runc kill does.
+	script := kindcluster.RunningContainersScript("io.kubernetes.container.name", "manager",
+		"io.kubernetes.pod.name", r.Name, "io.kubernetes.pod.namespace", OperatorNamespace) +
+		fmt.Sprintf(` | { read -r id && ctr --namespace k8s.io tasks kill --signal SIG%s "$id"; }`, signal)
+	GinkgoWriter.Printf("$ docker exec %s bash -c \"$script\"   # script:\n%s\n", pod.Spec.NodeName, script)
+	out, err := exec.CommandContext(ctx, "docker", "exec", pod.Spec.NodeName, "bash", "-c", script).CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("sending SIG%s to the manager container of %s: %w: %s", signal, r.Name, err, out)
 	}

@@ -39,6 +39,7 @@ import (
 	kindnodes "sigs.k8s.io/kind/pkg/cluster/nodes"
 	"sigs.k8s.io/kind/pkg/cluster/nodeutils"
 	kindcmd "sigs.k8s.io/kind/pkg/cmd"
+	kinderrors "sigs.k8s.io/kind/pkg/errors"
 	kindexec "sigs.k8s.io/kind/pkg/exec"
 
 	"example.com/redis-operator/tests/cluster/apiserver"
@@ -420,7 +421,7 @@ func StopAPIServer(ctx context.Context, o Options, out io.Writer) error {
 	}
 	var last string
 	err = wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
-		ids, err := kindexec.OutputLines(node.CommandContext(ctx, "crictl", "ps", "--quiet", "--name", "^kube-apiserver$"))
+		ids, err := kindexec.OutputLines(node.CommandContext(ctx, "bash", "-c", RunningContainersScript("io.kubernetes.container.name", "kube-apiserver")))
 		if err != nil {
 			last = err.Error()
 			return false, nil
@@ -467,8 +468,46 @@ func controlPlaneNode(o Options) (kindnodes.Node, error) {
 // pods) under dir and returns the control-plane node's directory.
 func ExportLogs(o Options, dir string) (string, error) {
 	err := provider().CollectLogs(o.Name, dir)
-	return filepath.Join(dir, o.Name+"-control-plane"), err
+	errs := kinderrors.Errors(err)
+	if errs == nil && err != nil {
+		errs = []error{err}
+	}
+	// kind lists each node's images into images.log with crictl, which the
+	// offline node image leaves out (nothing else needs it, and it is
+	// minutes of a cold build): ctr lists them instead.
+	errs = slices.DeleteFunc(errs, func(e error) bool { return strings.Contains(e.Error(), "crictl images") })
+	nodes, listErr := provider().ListNodes(o.Name)
+	errs = append(errs, listErr)
+	for _, n := range nodes {
+		f, err := os.Create(filepath.Join(dir, n.String(), "images.log"))
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		errs = append(errs, n.Command("ctr", "--namespace", "k8s.io", "images", "list").SetStdout(f).SetStderr(f).Run())
+		f.Close()
+	}
+	return filepath.Join(dir, o.Name+"-control-plane"), errors.Join(errs...)
 }
+
+// RunningContainersScript is a bash script that prints the IDs of the
+// running containers of a kind node whose CRI labels have the values given
+// (pairs: label, value; io.kubernetes.container.name, io.kubernetes.pod.name,
+// ...), one a line, as `crictl ps --quiet` would: with containerd's ctr, in
+// the namespace the kubelet's containers live in.
+func RunningContainersScript(labelValues ...string) string {
+	var filter []string
+	for i := 0; i+1 < len(labelValues); i += 2 {
+		filter = append(filter, fmt.Sprintf("labels.%q==%q", labelValues[i], labelValues[i+1]))
+	}
+	return fmt.Sprintf(`set -euo pipefail
+ids=$(ctr --namespace k8s.io containers list --quiet %s | tr '\n' ' ')
+ctr --namespace k8s.io tasks list | awk -v ids="$ids" 'BEGIN { n = split(ids, a, " "); for (i = 1; i <= n; i++) want[a[i]] = 1 } NR > 1 && $3 == "RUNNING" && ($1 in want) { print $1 }'`,
+		shellQuote(strings.Join(filter, ",")))
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 func imagePresent(ctx context.Context, image string) bool {
 	return exec.CommandContext(ctx, "docker", "image", "inspect", "--format", "{{.Id}}", image).Run() == nil
