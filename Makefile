@@ -373,8 +373,8 @@ exercise-tool:
 	@go build -o $(BIN)/exercise ./scripts/exercise
 
 .PHONY: exercise
-exercise: exercise-tool ## Start chapter N's exercise: chapter N-1's package in _exercise/NN-slug, for you to make chapter N's: make exercise 5 (FORCE=yes: over your changes)
-	@$(exercise) start $(exercise_dir) --chapter '$(exercise_chapter)' $(if $(FORCE),--force)
+exercise: exercise-tool ## Start chapter N's exercise: chapter N-1's package in _exercise/NN-slug, for you to make chapter N's: make exercise 5 (FORCE=yes: over your changes; CONTINUE=yes: from your own chapter N-1)
+	@$(exercise) start $(exercise_dir) --chapter '$(exercise_chapter)' $(if $(FORCE),--force) $(if $(CONTINUE),--continue)
 
 .PHONY: check
 check: exercise-tool $(GINKGO) prove-tool cluster-tool $(CONTROLLER_GEN) ## Check your exercise: it builds, passes the chapter's lesson unit tests, then, on the cluster that is up, its lesson specs and the rest of its suite: make check (or make check 5)

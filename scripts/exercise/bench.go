@@ -27,7 +27,7 @@ const checkGoal = 60 * time.Second
 // and to the whole suite's. It fails if the median to the lessons'
 // verdict is over checkGoal.
 func (ex *exercises) bench(e *exercise, c checkFlags, rounds int, w io.Writer) error {
-	if err := ex.start(e, true, io.Discard); err != nil {
+	if err := ex.start(e, true, false, io.Discard); err != nil {
 		return err
 	}
 	// The reference: chapter N's own package, in the workspace.

@@ -158,7 +158,7 @@ func TestStartKeepsTheLearnersChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out strings.Builder
-	if err := ex.start(e, false, &out); err != nil {
+	if err := ex.start(e, false, false, &out); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "Exercise 2, second one: your workspace is _exercise/02-second-one") {
@@ -173,7 +173,7 @@ func TestStartKeepsTheLearnersChanges(t *testing.T) {
 	}
 
 	// Unchanged, it may start again.
-	if err := ex.start(e, false, &out); err != nil {
+	if err := ex.start(e, false, false, &out); err != nil {
 		t.Fatalf("start over an unchanged workspace: %v", err)
 	}
 	write(t, ws, "doc.go", "package controller\n// mine\n")
@@ -181,7 +181,7 @@ func TestStartKeepsTheLearnersChanges(t *testing.T) {
 	if err := os.Remove(filepath.Join(ws, "crd", "patch.yaml")); err != nil {
 		t.Fatal(err)
 	}
-	err = ex.start(e, false, &out)
+	err = ex.start(e, false, false, &out)
 	if err == nil {
 		t.Fatal("start over a changed workspace succeeded")
 	}
@@ -193,11 +193,87 @@ func TestStartKeepsTheLearnersChanges(t *testing.T) {
 	if data, _ := os.ReadFile(filepath.Join(ws, "doc.go")); string(data) != "package controller\n// mine\n" {
 		t.Error("the refused start changed the learner's doc.go")
 	}
-	if err := ex.start(e, true, &out); err != nil {
+	if err := ex.start(e, true, false, &out); err != nil {
 		t.Fatalf("forced start: %v", err)
 	}
 	if got := files(t, ws); !slices.Equal(got, []string{".start", "crd/patch.yaml", "doc.go"}) {
 		t.Errorf("after a forced start the workspace holds %v", got)
+	}
+}
+
+// make exercise N CONTINUE=yes starts from the learner's own chapter
+// N-1, once make check passed it, with chapter N's stubs on top; when
+// the stubs do not fit the learner's code, it says what to do and leaves
+// no workspace.
+func TestStartContinuesFromTheLearnersOwn(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "chapters/01-first/doc.go", "package controller\n")
+	write(t, root, "chapters/01-first/exercise/TASK.md", "# task\n")
+	write(t, root, "chapters/02-second/doc.go", "package controller\n\n// two\n")
+	write(t, root, "chapters/02-second/exercise/TASK.md", "# task\n")
+	write(t, root, "chapters/03-third/doc.go", "package controller\n\n// three\n")
+	write(t, root, "chapters/03-third/exercise/TASK.md", "# task\n")
+	write(t, root, "chapters/03-third/exercise/start.patch", "Adds: nothing; changes doc.go's comment.\n"+
+		"--- a/doc.go\n+++ b/doc.go\n@@ -1,3 +1,3 @@\n package controller\n \n-// two\n+// three, to come\n")
+	ex := &exercises{root: root, dir: "_exercise"}
+	e1, _ := ex.exercise(1, taskFile)
+	e2, _ := ex.exercise(2, taskFile)
+	e3, err := ex.exercise(3, taskFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	for _, c := range []struct {
+		e    *exercise
+		want string
+	}{
+		{e1, "no exercise before it"},
+		{e3, "no workspace of chapter 2's exercise (_exercise/02-second)"},
+	} {
+		if err := ex.start(c.e, false, true, &out); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("start %d --continue = %v, want an error that says %q", c.e.n, err, c.want)
+		}
+	}
+
+	if err := ex.start(e2, false, false, &out); err != nil {
+		t.Fatal(err)
+	}
+	// The learner's chapter 2: the chapter's doc.go, and a file of theirs.
+	ws2 := filepath.Join(root, "_exercise", "02-second")
+	write(t, ws2, "doc.go", "package controller\n\n// two\n")
+	write(t, ws2, "mine.go", "package controller\n")
+	if err := ex.start(e3, false, true, &out); err == nil || !strings.Contains(err.Error(), "has not passed make check 2 (last: never run)") {
+		t.Errorf("start 3 --continue from an unchecked chapter 2 = %v, want a refusal", err)
+	}
+	if err := ex.updateProgress(func(p *progress) { p.chapter(2).LastCheck = "passed" }); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if err := ex.start(e3, false, true, &out); err != nil {
+		t.Fatal(err)
+	}
+	ws3 := filepath.Join(root, "_exercise", "03-third")
+	if got := files(t, ws3); !slices.Equal(got, []string{".start", "doc.go", "mine.go"}) {
+		t.Errorf("the continued workspace holds %v, want the learner's chapter 2: doc.go and mine.go", got)
+	}
+	if data, _ := os.ReadFile(filepath.Join(ws3, "doc.go")); string(data) != "package controller\n\n// three, to come\n" {
+		t.Errorf("the continued workspace's doc.go is %q, want the learner's with the start patch applied", data)
+	}
+	if !strings.Contains(out.String(), "your own chapter 2 from _exercise/02-second") {
+		t.Errorf("start says %q", out.String())
+	}
+
+	// The learner's chapter 2 no longer has the line the patch changes.
+	write(t, ws2, "doc.go", "package controller\n\n// mine\n")
+	err = ex.start(e3, true, true, &out)
+	if err == nil || !strings.Contains(err.Error(), "does not apply to your _exercise/02-second") || !strings.Contains(err.Error(), "make exercise 3") {
+		t.Errorf("start 3 --continue from a chapter 2 the patch does not fit = %v, want what to do", err)
+	}
+	if _, err := os.Stat(ws3); !os.IsNotExist(err) {
+		t.Errorf("a refused start left %s (%v)", ws3, err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(ws2, "doc.go")); string(data) != "package controller\n\n// mine\n" {
+		t.Error("the refused start changed the learner's chapter 2")
 	}
 }
 

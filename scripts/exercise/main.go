@@ -45,6 +45,7 @@ func main() {
 
 const usage = `usage: exercise COMMAND [flags]
   start      --chapter N [--force]   start chapter N's exercise in _exercise/
+             [--continue]            from your own chapter N-1, once make check passed it
   check      [--chapter N] --controller-gen PATH --ginkgo PATH --prove PATH --cluster PATH ...
   hint       [--chapter N]           the next hint
   solution   [--chapter N]           the diff from your workspace to the chapter
@@ -65,6 +66,7 @@ func run(args []string) error {
 		chapterArg = fs.String("chapter", "", "the chapter of the exercise (default: the one started last)")
 		dir        = fs.String("dir", "_exercise", "where the workspaces and the progress file are")
 		force      = fs.Bool("force", false, "start: overwrite the workspace even if you changed it")
+		cont       = fs.Bool("continue", false, "start: from your own workspace of the chapter before, once it passed make check, not from that chapter's package")
 		c          checkFlags
 	)
 	fs.StringVar(&c.out, "out", "_output/exercise", "check: where the overlay, the role and the runs' logs go")
@@ -130,7 +132,7 @@ func run(args []string) error {
 	}
 	switch cmd {
 	case "start":
-		return ex.start(e, *force, os.Stdout)
+		return ex.start(e, *force, *cont, os.Stdout)
 	case "check":
 		return ex.check(e, c, os.Stdout)
 	case "bench":

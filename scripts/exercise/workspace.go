@@ -156,8 +156,17 @@ func packageFiles(dir string) ([]string, error) {
 
 // start copies chapter N-1's package into the workspace, unless the
 // learner changed what an earlier start wrote there (force overwrites).
-func (ex *exercises) start(e *exercise, force bool, w io.Writer) error {
+// With cont, it copies the learner's own workspace of chapter N-1's
+// exercise instead, once that has passed make check.
+func (ex *exercises) start(e *exercise, force, cont bool, w io.Writer) error {
 	ws := ex.path(e.workspace)
+	from := e.prevDir // the package the workspace starts from, relative to root
+	if cont {
+		var err error
+		if from, err = ex.ownPrevious(e); err != nil {
+			return err
+		}
+	}
 	if !force {
 		changed, err := changedFiles(ws)
 		if err != nil {
@@ -169,9 +178,9 @@ func (ex *exercises) start(e *exercise, force bool, w io.Writer) error {
 		}
 	}
 	var files []string // none for chapter 1: its start.patch makes the package
-	if e.prevDir != "" {
+	if from != "" {
 		var err error
-		if files, err = packageFiles(ex.path(e.prevDir)); err != nil {
+		if files, err = packageFiles(ex.path(from)); err != nil {
 			return err
 		}
 	}
@@ -182,7 +191,7 @@ func (ex *exercises) start(e *exercise, force bool, w io.Writer) error {
 		return err
 	}
 	for _, f := range files {
-		data, err := os.ReadFile(ex.path(e.prevDir, f))
+		data, err := os.ReadFile(ex.path(from, f))
 		if err != nil {
 			return err
 		}
@@ -193,8 +202,11 @@ func (ex *exercises) start(e *exercise, force bool, w io.Writer) error {
 			return err
 		}
 	}
-	stubs, err := ex.applyStartPatch(e)
+	stubs, err := ex.applyStartPatch(e, from)
 	if err != nil {
+		// No half-made workspace is left; nothing of the learner's is in
+		// it (their own chapter N-1, if it came from there, is untouched).
+		os.RemoveAll(ws)
 		return err
 	}
 	if files, err = packageFiles(ws); err != nil {
@@ -215,6 +227,8 @@ func (ex *exercises) start(e *exercise, force bool, w io.Writer) error {
 		return err
 	}
 	switch {
+	case cont:
+		fmt.Fprintf(w, "Exercise %d, %s: your workspace is %s, your own chapter %d from %s.\n%s", e.n, e.title(), e.workspace, e.n-1, from, stubs)
 	case e.prevDir == "":
 		fmt.Fprintf(w, "Exercise %d, %s: your workspace is %s, an empty operator to fill in.\n%s", e.n, e.title(), e.workspace, stubs)
 	case stubs == "":
@@ -227,9 +241,34 @@ func (ex *exercises) start(e *exercise, force bool, w io.Writer) error {
 	return nil
 }
 
+// ownPrevious is the learner's workspace of chapter N-1's exercise, for
+// chapter N's to continue from: it must exist and have passed make check.
+func (ex *exercises) ownPrevious(e *exercise) (string, error) {
+	if e.prevDir == "" {
+		return "", fmt.Errorf("chapter %d's exercise starts from an empty operator: there is no exercise before it to continue from (make exercise %d)", e.n, e.n)
+	}
+	prev := filepath.Join(ex.dir, filepath.Base(e.prevDir))
+	if _, err := os.Stat(ex.path(prev)); err != nil {
+		return "", fmt.Errorf("no workspace of chapter %d's exercise (%s) to continue from: make exercise %d starts from chapter %d's own package", e.n-1, prev, e.n, e.n-1)
+	}
+	p, err := ex.readProgress()
+	if err != nil {
+		return "", err
+	}
+	if last := p.chapter(e.n - 1).LastCheck; last != "passed" {
+		if last == "" {
+			last = "never run"
+		}
+		return "", fmt.Errorf("your chapter %d (%s) has not passed make check %d (last: %s): make it pass first, or start from chapter %d's own package: make exercise %d",
+			e.n-1, prev, e.n-1, last, e.n-1, e.n)
+	}
+	return prev, nil
+}
+
 // applyStartPatch applies the exercise's start.patch, if it has one, to
-// the workspace, and returns its header's "Adds:" and "Changes:" lines.
-func (ex *exercises) applyStartPatch(e *exercise) (string, error) {
+// the workspace (a copy of from), and returns its header's "Adds:" and
+// "Changes:" lines.
+func (ex *exercises) applyStartPatch(e *exercise, from string) (string, error) {
 	path := ex.path(e.chapterDir, "exercise", startPatchFile)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -245,6 +284,10 @@ func (ex *exercises) applyStartPatch(e *exercise) (string, error) {
 	}
 	cmd := exec.Command("patch", "-p1", "--quiet", "--no-backup-if-mismatch", "--directory", ex.path(e.workspace), "--input", abs)
 	if out, err := cmd.CombinedOutput(); err != nil {
+		if from != e.prevDir {
+			return "", fmt.Errorf("%s, which adds the stubs that chapter %d's tests call, does not apply to your %s (%v):\n%sstart from chapter %d's own package (make exercise %d), or add what its Adds: and Changes: lines say to a copy of yours",
+				filepath.Join(e.chapterDir, "exercise", startPatchFile), e.n, from, err, out, e.n-1, e.n)
+		}
 		return "", fmt.Errorf("%s does not apply to chapter %d's package: %v\n%s", filepath.Join(e.chapterDir, "exercise", startPatchFile), e.n-1, err, out)
 	}
 	var header strings.Builder
