@@ -62,7 +62,9 @@ apiserver-start: cluster-tool ## Start again the kube-apiserver that apiserver-s
 # OUTPUT_DIR as messages show it: from the checkout when inside it.
 output_dir = $(patsubst $(CURDIR)/%,%,$(OUTPUT_DIR))
 # Suites run with Ginkgo's --procs=E2E_PROCS (see each Makefile's E2E_PROCS).
-ginkgo_e2e = $(GINKGO) --tags=e2e --procs=$(E2E_PROCS) $(GINKGO_FLAGS)
+# --vet=off: make vet vets the suites (go test's own vet, with other
+# settings, would vet every dependency again).
+ginkgo_e2e = $(GINKGO) --tags=e2e --vet=off --procs=$(E2E_PROCS) $(GINKGO_FLAGS)
 KUBECTL_CMD = $(if $(wildcard $(KUBECTL)),$(KUBECTL),kubectl)
 # After `make cluster-up`, its backend and kubeconfig win when CLUSTER is
 # auto or names that backend (never for existing: KUBECONFIG decides).

@@ -3,6 +3,8 @@
 package docs
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -16,12 +18,22 @@ import (
 // diagram that GitHub would show as a syntax error fails here instead.
 // `make check-diagrams` runs it with the pinned Mermaid CLI (MMDC), in
 // Debian's chromium (CHROMIUM), and leaves the pictures in DIAGRAMS_DIR.
+// A picture that the same Mermaid CLI and chromium rendered from the same
+// source before is taken from DIAGRAMS_CACHE, as go test reuses a result:
+// each render starts a browser, seconds of CPU, and most diagrams do not
+// change between two runs.
 func TestDiagramsRender(t *testing.T) {
-	mmdc, chromium, out := os.Getenv("MMDC"), os.Getenv("CHROMIUM"), os.Getenv("DIAGRAMS_DIR")
-	if mmdc == "" || chromium == "" || out == "" {
-		t.Fatal("MMDC, CHROMIUM and DIAGRAMS_DIR are not set: run make check-diagrams")
+	mmdc, chromium, out, cache := os.Getenv("MMDC"), os.Getenv("CHROMIUM"), os.Getenv("DIAGRAMS_DIR"), os.Getenv("DIAGRAMS_CACHE")
+	if mmdc == "" || chromium == "" || out == "" || cache == "" {
+		t.Fatal("MMDC, CHROMIUM, DIAGRAMS_DIR and DIAGRAMS_CACHE are not set: run make check-diagrams")
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
+	for _, dir := range []string{out, cache} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	renderer, err := rendererID(mmdc, chromium)
+	if err != nil {
 		t.Fatal(err)
 	}
 	// Root may not use chromium's sandbox; the pages are the course's own.
@@ -30,7 +42,7 @@ func TestDiagramsRender(t *testing.T) {
 	if err := os.WriteFile(config, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	diagrams := 0
+	diagrams, cached := 0, 0
 	for _, enPath := range englishDocs(t) {
 		for _, path := range []string{enPath, chineseTwin(enPath)} {
 			src, err := os.ReadFile(filepath.Join(root, path))
@@ -49,9 +61,30 @@ func TestDiagramsRender(t *testing.T) {
 				if err := os.WriteFile(in, []byte(b.Text), 0o644); err != nil {
 					t.Fatal(err)
 				}
-				msg, err := exec.Command(mmdc, "--quiet", "-p", config, "-i", in, "-o", filepath.Join(out, name+".svg")).CombinedOutput()
+				svg := filepath.Join(out, name+".svg")
+				sum := sha256.Sum256([]byte(renderer + "\x00" + b.Text))
+				known := filepath.Join(cache, hex.EncodeToString(sum[:])+".svg")
+				if picture, err := os.ReadFile(known); err == nil {
+					if err := os.WriteFile(svg, picture, 0o644); err != nil {
+						t.Fatal(err)
+					}
+					cached++
+					continue
+				}
+				msg, err := exec.Command(mmdc, "--quiet", "-p", config, "-i", in, "-o", svg).CombinedOutput()
 				if err != nil {
 					t.Errorf("%s: diagram %d does not render (%v):\n%s", path, n, err, firstLines(string(msg), 12))
+					continue
+				}
+				picture, err := os.ReadFile(svg)
+				if err != nil {
+					t.Fatalf("%s: diagram %d rendered no picture: %v", path, n, err)
+				}
+				if err := os.WriteFile(known+".part", picture, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Rename(known+".part", known); err != nil {
+					t.Fatal(err)
 				}
 			}
 		}
@@ -59,7 +92,27 @@ func TestDiagramsRender(t *testing.T) {
 	if diagrams == 0 {
 		t.Fatal("no Mermaid diagram in the READMEs")
 	}
-	t.Logf("%d diagrams rendered into %s", diagrams, out)
+	t.Logf("%d diagrams rendered into %s (%d of them rendered before, from %s)", diagrams, out, cached, cache)
+}
+
+// rendererID names the Mermaid CLI and the browser that render: the CLI's
+// directory (make installs it under the hash of its lock file) and the
+// size and time of both executables, so that another CLI or browser renders
+// every diagram again.
+func rendererID(mmdc, chromium string) (string, error) {
+	id := []string{}
+	for _, p := range []string{mmdc, chromium} {
+		abs, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			return "", err
+		}
+		fi, err := os.Stat(abs)
+		if err != nil {
+			return "", err
+		}
+		id = append(id, fmt.Sprintf("%s %d %d", abs, fi.Size(), fi.ModTime().UnixNano()))
+	}
+	return strings.Join(id, "\n"), nil
 }
 
 func firstLines(s string, n int) string {
