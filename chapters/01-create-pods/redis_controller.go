@@ -3,40 +3,13 @@ package controller
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strconv"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/events"
-	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	myappv1 "example.com/redis-operator/api/v1"
-)
-
-// Event reasons. They are part of the operator's interface: users filter
-// `kubectl get events` by them, so they never change once published.
-const (
-	// ReasonSuccessfulCreate is a Normal event: a pod was created.
-	ReasonSuccessfulCreate = "SuccessfulCreate"
-	// ReasonFailedCreate is a Warning event: the API server refused a pod.
-	ReasonFailedCreate = "FailedCreate"
-)
-
-// Labels put on every pod, so that `kubectl get pods -l` finds a Redis' pods.
-const (
-	// LabelName is the well-known label for the application's name.
-	LabelName = "app.kubernetes.io/name"
-	// LabelInstance names the Redis a pod belongs to.
-	LabelInstance = "app.kubernetes.io/instance"
-	// LabelManagedBy names the operator, so people know who creates these pods.
-	LabelManagedBy = "app.kubernetes.io/managed-by"
 )
 
 // RedisReconciler makes the pods of a Redis exist.
@@ -73,103 +46,4 @@ func (r *RedisReconciler) reconcileNormal(ctx context.Context, redis *myappv1.Re
 		}
 	}
 	return ctrl.Result{}, errors.Join(errs...)
-}
-
-// ensurePod creates the named pod unless it exists. The name is
-// deterministic, so the API server refuses a second pod of that name with
-// AlreadyExists: when the cache has not yet seen a pod created a moment ago,
-// a later reconcile cannot create it twice.
-func (r *RedisReconciler) ensurePod(ctx context.Context, redis *myappv1.Redis, name string) error {
-	log := ctrl.LoggerFrom(ctx)
-
-	existing := &corev1.Pod{}
-	err := r.Get(ctx, types.NamespacedName{Namespace: redis.Namespace, Name: name}, existing)
-	if err == nil {
-		return nil
-	}
-	if !apierrors.IsNotFound(err) {
-		return fmt.Errorf("getting pod %s: %w", name, err)
-	}
-
-	pod := r.newPod(redis, name)
-	log.Info("Creating pod", "Pod", klog.KObj(pod))
-	if err := r.Create(ctx, pod); err != nil {
-		if apierrors.IsAlreadyExists(err) {
-			// Our cache was behind: someone created it a moment ago.
-			return nil
-		}
-		if apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause) {
-			// The namespace is going, and the Redis with it: nothing to retry.
-			return nil
-		}
-		r.Recorder.Eventf(redis, nil, corev1.EventTypeWarning, ReasonFailedCreate, "CreatePod",
-			"Failed to create pod %s: %v", name, err)
-		return fmt.Errorf("creating pod %s: %w", name, err)
-	}
-	r.Recorder.Eventf(redis, pod, corev1.EventTypeNormal, ReasonSuccessfulCreate, "CreatePod",
-		"Created pod %s", name)
-	return nil
-}
-
-// newPod builds the pod for one replica of a Redis.
-func (r *RedisReconciler) newPod(redis *myappv1.Redis, name string) *corev1.Pod {
-	image := redis.Spec.Image
-	if image == "" {
-		image = myappv1.DefaultImage
-	}
-	return &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{
-			Namespace: redis.Namespace,
-			Name:      name,
-			Labels: map[string]string{
-				LabelName:      "redis",
-				LabelInstance:  redis.Name,
-				LabelManagedBy: "redis-operator",
-			},
-		},
-		Spec: corev1.PodSpec{
-			Containers: []corev1.Container{{
-				Name:  "redis",
-				Image: image,
-				Ports: []corev1.ContainerPort{{Name: "redis", ContainerPort: 6379}},
-			}},
-		},
-	}
-}
-
-// PodName is the name of the pod with the given index: <redis>-<index>.
-func PodName(redis *myappv1.Redis, index int32) string {
-	return redis.Name + "-" + strconv.Itoa(int(index))
-}
-
-// NewRedisReconciler returns a reconciler that uses the manager's client,
-// scheme and event recorder.
-func NewRedisReconciler(mgr ctrl.Manager) *RedisReconciler {
-	return &RedisReconciler{
-		Client:   mgr.GetClient(),
-		Scheme:   mgr.GetScheme(),
-		Recorder: mgr.GetEventRecorder("redis-controller"),
-	}
-}
-
-// NewManager returns a manager that runs this reconciler, made with the
-// operator's options (metrics, probes, leader election, the namespaces to
-// watch). The operator's main calls it, and it is the only call it makes
-// into this package: the manager's cache is made with the manager, so
-// options the reconciler needs there belong here.
-func NewManager(cfg *rest.Config, opts ctrl.Options) (ctrl.Manager, error) {
-	mgr, err := ctrl.NewManager(cfg, opts)
-	if err != nil {
-		return nil, err
-	}
-	return mgr, NewRedisReconciler(mgr).SetupWithManager(mgr)
-}
-
-// SetupWithManager registers the reconciler with the manager: it reconciles
-// a Redis whenever the Redis itself changes.
-func (r *RedisReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).
-		For(&myappv1.Redis{}).
-		Named("redis").
-		Complete(r)
 }
