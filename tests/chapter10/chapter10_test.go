@@ -47,7 +47,7 @@ var _ = Describe("The validating webhook", func() {
 		expectWebhookRefusesCollision(ctx, env.NewNamespace(ctx))
 	})
 
-	It("keeps answering while its certificate is rotated, and serves the new one with no restart", Serial, framework.Lesson, func(ctx SpecContext) {
+	It("keeps answering while its certificate is rotated, and serves the new one with no restart", Serial, framework.Containers, func(ctx SpecContext) {
 		expectCertRotation(ctx, env.NewNamespace(ctx))
 	})
 
@@ -174,8 +174,7 @@ func expectCertRotation(ctx context.Context, ns string) {
 		}
 	}
 
-	framework.LessonStep("every replica serves make deploy's certificate, then, after make rotate-webhook-cert, the new one, with no restart; the webhook refuses a colliding Redis all along")
-	framework.DecidingCheck("each replica serves the certificate of the Secret, before and after the rotation; the probe was refused, never let through; no replica restarted")
+	By("every replica serves make deploy's certificate, then, after make rotate-webhook-cert, the new one, with no restart; the webhook refuses a colliding Redis all along")
 	Eventually(serving(before)).WithContext(ctx).WithPolling(time.Second).Should(Succeed())
 	probe := startCollisionProbe(ctx, ns)
 	Expect(env.Make(ctx, "rotate-webhook-cert")).To(Succeed())
