@@ -2,7 +2,9 @@ package proc
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -50,9 +52,32 @@ var httpClient = &http.Client{Timeout: 5 * time.Second}
 
 // StartOperator starts the operator as `make run` does, with the chapter,
 // the kubeconfig and free ports for its metrics and probes, and waits
-// until its readiness probe answers. When it exits or is not ready in a
-// minute, the error ends with the end of its log; it is stopped then.
+// until its readiness probe answers and its metrics port accepts a
+// connection. When it exits or is not ready in a minute, the error ends
+// with the end of its log; it is stopped then. An operator that exits
+// during start-up because a port was taken before it bound it (FreePort's
+// ports are free when picked, and another caller may pick the same one)
+// is started again on other ports, portTries times at most.
 func StartOperator(ctx context.Context, o OperatorOptions) (*Operator, error) {
+	if err := os.MkdirAll(filepath.Dir(o.LogPath), 0o755); err != nil {
+		return nil, err
+	}
+	for try := 1; ; try++ {
+		op, err := startOperator(ctx, o)
+		if err == nil || !errors.Is(err, errPortTaken) || try == portTries {
+			return op, err
+		}
+	}
+}
+
+// portTries bounds how often StartOperator picks new ports for one start.
+const portTries = 3
+
+// errPortTaken: the operator exited during start-up because one of its
+// ports was in use.
+var errPortTaken = errors.New("a port was taken before the operator bound it")
+
+func startOperator(ctx context.Context, o OperatorOptions) (*Operator, error) {
 	var addrs [2]string
 	for i := range addrs {
 		port, err := FreePort()
@@ -60,9 +85,6 @@ func StartOperator(ctx context.Context, o OperatorOptions) (*Operator, error) {
 			return nil, err
 		}
 		addrs[i] = "127.0.0.1:" + strconv.Itoa(port)
-	}
-	if err := os.MkdirAll(filepath.Dir(o.LogPath), 0o755); err != nil {
-		return nil, err
 	}
 	logf, err := os.OpenFile(o.LogPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
@@ -85,9 +107,13 @@ func StartOperator(ctx context.Context, o OperatorOptions) (*Operator, error) {
 
 	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, startTimeout, true, func(ctx context.Context) (bool, error) {
 		if !p.Running() {
-			return false, fmt.Errorf("operator exited during start-up; its log %s ends with:\n%s", o.LogPath, Tail(o.LogPath, 20))
+			tail := Tail(o.LogPath, 20)
+			if strings.Contains(tail, "address already in use") {
+				return false, fmt.Errorf("%w; its log %s ends with:\n%s", errPortTaken, o.LogPath, tail)
+			}
+			return false, fmt.Errorf("operator exited during start-up; its log %s ends with:\n%s", o.LogPath, tail)
 		}
-		return op.get(ctx, "/readyz") == nil, nil
+		return op.get(ctx, "/readyz") == nil && listens(addrs[0]), nil
 	})
 	if err != nil && p.Running() {
 		p.Stop(10 * time.Second)
@@ -99,6 +125,16 @@ func StartOperator(ctx context.Context, o OperatorOptions) (*Operator, error) {
 		return nil, err
 	}
 	return op, nil
+}
+
+// listens says whether something accepts a TCP connection on addr.
+func listens(addr string) bool {
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		return false
+	}
+	_ = c.Close()
+	return true
 }
 
 // Live asks the operator's liveness probe, /healthz, as a kubelet would,
