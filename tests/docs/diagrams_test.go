@@ -18,8 +18,9 @@ import (
 // diagram that GitHub would show as a syntax error fails here instead.
 // `make check-diagrams` runs it with the pinned Mermaid CLI (MMDC), in
 // Debian's chromium (CHROMIUM), and leaves the pictures in DIAGRAMS_DIR.
-// A picture that the same Mermaid CLI and chromium rendered from the same
-// source before is taken from DIAGRAMS_CACHE, as go test reuses a result:
+// A picture that the same Mermaid CLI and chromium, with the same
+// settings, rendered from the same source before is taken from
+// DIAGRAMS_CACHE, as go test reuses a result:
 // each render starts a browser, seconds of CPU, and most diagrams do not
 // change between two runs.
 func TestDiagramsRender(t *testing.T) {
@@ -62,7 +63,7 @@ func TestDiagramsRender(t *testing.T) {
 					t.Fatal(err)
 				}
 				svg := filepath.Join(out, name+".svg")
-				sum := sha256.Sum256([]byte(renderer + "\x00" + b.Text))
+				sum := sha256.Sum256([]byte(renderer + "\x00" + string(data) + "\x00" + b.Text))
 				known := filepath.Join(cache, hex.EncodeToString(sum[:])+".svg")
 				if picture, err := os.ReadFile(known); err == nil {
 					if err := os.WriteFile(svg, picture, 0o644); err != nil {
