@@ -57,7 +57,7 @@ export OUTPUT_DIR KUBERNETES_VERSION CLUSTER LOCAL_CLUSTER_DIR KIND_CLUSTER_DIR 
 export KUBECTL ?= $(KUBERNETES_BIN)/kubectl
 
 # `make test-chapter 5`, `make prove-chapter 5`, `make diff-chapter 5`,
-# `make run 5`, `make try-it 5`, `make install 5`, `make deploy 10` and
+# `make run 5`, `make try-it 5`, `make install 5`, `make deploy 11` and
 # `make exercise 5`: the word after the target is the chapter number
 # (CHAPTER=5 works too).
 ifneq ($(filter test-chapter prove-chapter diff-chapter run try-it build-variant mutants mutant install deploy exercise check hint solution exercise-spec check-spec hint-spec,$(firstword $(MAKECMDGOALS))),)
@@ -79,10 +79,10 @@ NN = $(shell printf %02d '$(CHAPTER)' 2>/dev/null)
 
 # The chapters whose suites `make test-chapters` runs and whose "Try it"
 # `make try-it` runs (with no chapter named): every one unless told, as in
-# TEST_CHAPTERS="9 10 11" (CI splits them between the two backends).
+# TEST_CHAPTERS="10 11 12" (CI splits them between the two backends).
 TEST_CHAPTERS ?= $(shell seq 1 $(LATEST_CHAPTER))
 test_chapters_nn = $(shell printf '%02d ' $(TEST_CHAPTERS))
-# As a regular expression for `go test -run`: (09|10|11).
+# As a regular expression for `go test -run`: (10|11|12).
 test_chapters_re = ($(subst $(space),|,$(strip $(test_chapters_nn))))
 space := $(subst ,, )
 .PHONY: check-test-chapters
@@ -223,7 +223,7 @@ bench-unit: ## Run the Go micro-benchmarks of the chapter packages (no cluster n
 	$(GO_TEST) -run '^$$' -bench . -benchmem ./chapters/...
 
 .PHONY: diff-chapter
-diff-chapter: check-chapter-2 ## Show the code diff that chapter N adds to chapter N-1, with the files outside the chapters it adds (chapter 9's manifests, ...): make diff-chapter 5
+diff-chapter: check-chapter-2 ## Show the code diff that chapter N adds to chapter N-1, with the files outside the chapters it adds (chapter 10's manifests, ...): make diff-chapter 5
 	@go build -o $(BIN)/chapter-branches ./scripts/chapter-branches
 	@scripts/diff-chapter.sh $(CHAPTER) $$($(BIN)/chapter-branches --arrivals $(CHAPTER))
 
@@ -248,7 +248,7 @@ include scripts/common.mk
 ##@ Against the cluster
 
 .PHONY: install
-install: ## Install chapter N's CRD (make install 10, or OPERATOR_CHAPTER or CHAPTER; default the latest) into the test cluster (after cluster-up; else the current KUBECONFIG's).
+install: ## Install chapter N's CRD (make install 11, or OPERATOR_CHAPTER or CHAPTER; default the latest) into the test cluster (after cluster-up; else the current KUBECONFIG's).
 	@rm -rf $(CRD_BUILD_DIR) && mkdir -p $(CRD_BUILD_DIR) && cp -R config/crd/. $(CRD_BUILD_DIR)/ && cp -R $(crd_kustomization)/. $(CRD_BUILD_DIR)/
 	@$(with_kubeconfig) $(KUBECTL_CMD) apply --server-side --force-conflicts -k $(CRD_BUILD_DIR)
 	@$(with_kubeconfig) $(KUBECTL_CMD) wait --for condition=Established --timeout=60s crd/redis.myapp.example.com
@@ -264,7 +264,7 @@ test-chapter: check-chapter-1 $(GINKGO) $(build_under_test) cluster-up ## Run ch
 	@$(with_kubeconfig) $(variant_env) OPERATOR_BIN=$(operator_under_test) $(ginkgo_e2e) tests/chapter$(NN)
 
 .PHONY: test-chapters
-test-chapters: check-test-chapters $(GINKGO) build cluster-up ## Run every chapter's end-to-end suite (TEST_CHAPTERS="9 10": those chapters').
+test-chapters: check-test-chapters $(GINKGO) build cluster-up ## Run every chapter's end-to-end suite (TEST_CHAPTERS="10 11": those chapters').
 	@$(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(ginkgo_e2e) $(addprefix tests/chapter,$(test_chapters_nn))
 
 .PHONY: test-faults
@@ -272,7 +272,7 @@ test-faults: $(GINKGO) build build-faults cluster-up ## Crash the latest chapter
 	@$(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator OPERATOR_FAULTS_BIN=$(BIN)/operator-faults $(ginkgo_e2e) --fail-on-empty --label-filter=crash-sweep tests/chapter$(shell printf %02d $(LATEST_CHAPTER))
 
 .PHONY: bench
-bench: build cluster-up install ## Benchmark chapters 5, 7 and 8 against a StatefulSet and a ReplicaSet (BENCH_SAMPLES, BENCH_N, BENCH_UNRELATED_PODS, BENCH_FLAGS); table on stdout, samples in _output/bench/.
+bench: build cluster-up install ## Benchmark chapters 5, 7 and 9 against a StatefulSet and a ReplicaSet (BENCH_SAMPLES, BENCH_N, BENCH_UNRELATED_PODS, BENCH_FLAGS); table on stdout, samples in _output/bench/.
 	@go build -o $(BIN)/bench ./scripts/bench
 	@$(with_kubeconfig) $(BIN)/bench --operator $(BIN)/operator --out $(OUTPUT_DIR)/bench $(BENCH_FLAGS)
 
@@ -281,12 +281,12 @@ bench: build cluster-up install ## Benchmark chapters 5, 7 and 8 against a State
 BENCH_SMOKE_FLAGS := --samples 3 --warmup 1 --objects 6 --api-objects 6 --unrelated-pods 200 --steady 15s --out $(OUTPUT_DIR)/bench-smoke
 
 .PHONY: bench-smoke
-bench-smoke: ## Run every phase of make bench once, small (minutes): it must end with chapter 8's verdicts.
+bench-smoke: ## Run every phase of make bench once, small (minutes): it must end with chapter 9's verdicts.
 	@mkdir -p $(OUTPUT_DIR) && $(MAKE) --no-print-directory bench BENCH_FLAGS='$(BENCH_SMOKE_FLAGS)' | tee $(OUTPUT_DIR)/bench-smoke.log
 	@grep -q "^chapter [0-9]*'s targets:" $(OUTPUT_DIR)/bench-smoke.log || { echo "error: make bench printed no verdicts" >&2; exit 1; }
 
 .PHONY: prove-chapter
-prove-chapter: check-chapter-1 $(GINKGO) build prove-tool $(if $(VARIANT),build-variant) $(CONTROLLER_GEN) cluster-up ## Prove chapter N's lesson: its lesson specs fail against chapter N-1 (chapter 11: against its mutants; VARIANT=dir: against that variant of chapter N) after their lesson step, its suite passes, its mutants are killed: make prove-chapter 5
+prove-chapter: check-chapter-1 $(GINKGO) build prove-tool $(if $(VARIANT),build-variant) $(CONTROLLER_GEN) cluster-up ## Prove chapter N's lesson: its lesson specs fail against chapter N-1 (chapter 12: against its mutants; VARIANT=dir: against that variant of chapter N) after their lesson step, its suite passes, its mutants are killed: make prove-chapter 5
 	@$(prove) --chapter $(CHAPTER) $(if $(VARIANT),--variant '$(VARIANT)',$(if $(filter $(CHAPTER),$(PROVED_BY_MUTANTS)),--against-mutants) --with-mutants)
 
 .PHONY: mutants
@@ -299,7 +299,7 @@ mutant: check-chapter-1 $(GINKGO) build prove-tool $(CONTROLLER_GEN) cluster-up 
 	@$(prove) --chapter $(CHAPTER) --mutants --mutant '$(MUTANT)' --show
 
 .PHONY: prove-chapters
-prove-chapters: check-prove-lanes $(GINKGO) build prove-tool $(CONTROLLER_GEN) cluster-up ## Prove every chapter's lesson (and run every suite, and every mutant): make prove-chapter for each (PROVE_LANES="1-8 9-11": those ranges at once, each but the first on a local cluster of its own).
+prove-chapters: check-prove-lanes $(GINKGO) build prove-tool $(CONTROLLER_GEN) cluster-up ## Prove every chapter's lesson (and run every suite, and every mutant): make prove-chapter for each (PROVE_LANES="1-8 9-12": those ranges at once, each but the first on a local cluster of its own).
 	@lanes=($(prove_lanes)); \
 	if (( $${#lanes[@]} == 1 )); then $(MAKE) --no-print-directory prove-range RANGE=$${lanes[0]}; exit; fi; \
 	stop_lanes() { for lane in "$${lanes[@]:1}"; do $(MAKE) --no-print-directory cluster-down CLUSTER=local OUTPUT_DIR=$(OUTPUT_DIR)/lane-$$lane || true; done; }; \
@@ -343,7 +343,7 @@ test-local-cluster: cluster-tool kubernetes ## Start and stop a local cluster of
 	CLUSTER_TOOL=$(BIN)/cluster KUBERNETES_BIN=$(KUBERNETES_BIN) $(GO_TEST) -tags e2e -count=1 -v -timeout 10m -run '^TestUpDown' ./tests/cluster/localcluster/
 
 .PHONY: test-exercise
-test-exercise: exercise-tool cluster-up ## Check the exercises' tools on the cluster, in a scratch EXERCISE_DIR: every exercise's start red at its lesson unit tests; chapter 5's green with the chapter's own package; make check-spec red with the skeleton, green with an answer (chapter 5's; chapter 11's, judged against its mutant).
+test-exercise: exercise-tool cluster-up ## Check the exercises' tools on the cluster, in a scratch EXERCISE_DIR: every exercise's start red at its lesson unit tests; chapter 5's green with the chapter's own package; make check-spec red with the skeleton, green with an answer (chapter 5's; chapter 12's, judged against its mutant).
 	@$(with_kubeconfig) $(GO_TEST) -tags e2e -count=1 -v -timeout 20m ./tests/exercise/
 
 .PHONY: try-it
@@ -422,14 +422,14 @@ hint-spec: exercise-tool ## Show the next hint of your spec exercise; never its 
 progress: exercise-tool ## Show your exercises: started, hints taken, solution seen, the last make check.
 	@$(exercise) progress $(exercise_dir)
 
-# make deploy runs the chapter named (make deploy 10), or the latest: the
+# make deploy runs the chapter named (make deploy 11), or the latest: the
 # course's image holds every chapter, OPERATOR_CHAPTER selects one.
 DEPLOY_SELECTS_CHAPTER := yes
 include scripts/deploy.mk
 
 # ---- helpers ----------------------------------------------------------------
 # The CRD that chapter CRD_CHAPTER installs: config/crd (generated from
-# api/v1), or the chapter's crd/, which adds to it (chapter 10 on); make
+# api/v1), or the chapter's crd/, which adds to it (chapter 11 on); make
 # install builds it in CRD_BUILD_DIR, beside a copy of config/crd/bases.
 # A variant (VARIANT=dir) installs its own crd/ if it has one.
 CRD_CHAPTER = $(or $(OPERATOR_CHAPTER),$(CHAPTER))
@@ -438,7 +438,7 @@ CRD_BUILD_DIR := $(OUTPUT_DIR)/crd
 NO_COLOR ?= $(if $(CI),true,false)
 # A run that takes longer than this is stuck; Ginkgo then reports where.
 # One ginkgo command runs every suite of make test-chapters, and the timeout
-# bounds them together: about 22 minutes on kind with chapter 11.
+# bounds them together: about 22 minutes on kind with chapter 12.
 GINKGO_FLAGS ?= -v --timeout=60m --no-color=$(NO_COLOR)
 # How many processes run a suite's specs (Ginkgo's --procs): the specs
 # that are not Serial run side by side, each in its own namespace, against
@@ -457,7 +457,7 @@ VARIANT_BIN ?= $(BIN)/operator-variant
 # The first chapter whose suite runs the test build that injects faults
 # (make build-faults): a variant of it or a later chapter is built that
 # way too, into $(VARIANT_BIN)-faults; so is any variant with FAULTS set.
-FAULTS_CHAPTER := 11
+FAULTS_CHAPTER := 12
 FAULTS ?=
 # A variant is built without the symbol table and debug information: a
 # quarter less linking, for each of the mutants that make mutants builds.
@@ -474,9 +474,9 @@ check-variant:
 
 # The chapters whose lesson specs are proven red against the chapter's own
 # mutants of them (chapters/NN-slug/mutants), not against the chapter
-# before: chapter 11's lesson is its fault switches' specs, which fail
-# against chapter 10 for want of a switch, not of the fix they prove.
-PROVED_BY_MUTANTS := 11
+# before: chapter 12's lesson is its fault switches' specs, which fail
+# against chapter 11 for want of a switch, not of the fix they prove.
+PROVED_BY_MUTANTS := 12
 # bin/prove against the cluster; the targets add --chapter. A variant is
 # built (make build-variant) into bin/operator-variant, with its role in
 # VARIANT_OUT; each mutant into a directory of its own under the mutants'

@@ -1,4 +1,4 @@
-# The operator in the cluster (chapter 9 on): its image, built offline, and
+# The operator in the cluster (chapter 10 on): its image, built offline, and
 # `make deploy` / `make undeploy`. The course's Makefile and a chapter
 # branch's both include this file; it uses their BIN, KUBECTL_CMD,
 # with_kubeconfig and their cluster-up and install targets.
@@ -24,18 +24,18 @@ OPERATOR_NAMESPACE := redis-operator-system
 # variant (OPERATOR_ROLE: make test-chapter N VARIANT=dir sets it).
 deploy_role = $(or $(OPERATOR_ROLE),$(if $(DEPLOY_SELECTS_CHAPTER),$(wildcard chapters/$(shell printf %02d '$(deploy_chapter)' 2>/dev/null)-*/role.yaml)))
 # The chapter make deploy runs: OPERATOR_CHAPTER (the suites set it), else
-# the chapter named (make deploy 10, or CHAPTER=10), else the latest; in a
-# chapter branch, its own. The operator runs in the cluster from chapter 9,
-# and serves the webhook from chapter 10. A suite that sets
-# OPERATOR_CHAPTER deploys whatever it proves, chapter 8 included (chapter
+# the chapter named (make deploy 11, or CHAPTER=11), else the latest; in a
+# chapter branch, its own. The operator runs in the cluster from chapter 10,
+# and serves the webhook from chapter 11. A suite that sets
+# OPERATOR_CHAPTER deploys whatever it proves, chapter 9 included (chapter
 # 9's lesson specs against it), with the webhook's configuration whenever
-# the checkout has one (chapter 10's, against chapter 9).
+# the checkout has one (chapter 11's, against chapter 10).
 deploy_chapter = $(or $(OPERATOR_CHAPTER),$(CHAPTER))
-IN_CLUSTER_CHAPTER := 9
+IN_CLUSTER_CHAPTER := 10
 deploy_chapter_named = $(or $(CHAPTER_ARG),$(filter command line environment,$(origin OPERATOR_CHAPTER) $(origin CHAPTER)))
 load_image = $(BIN)/cluster load-image --state-dir $(LOCAL_CLUSTER_DIR) --archive $(IMAGE_ARCHIVE)
 
-# The validating webhook, from chapter 10 on (where config/webhook exists,
+# The validating webhook, from chapter 11 on (where config/webhook exists,
 # and in the course when the chapter deployed is 10 or later).
 # Its certificates are the project's own (scripts/certs): a CA and a
 # serving certificate it signs, kept in _output/deploy/certs, for the
@@ -44,7 +44,7 @@ load_image = $(BIN)/cluster load-image --state-dir $(LOCAL_CLUSTER_DIR) --archiv
 # make deploy then deploys config/webhook with that configuration.
 variant_webhook = $(if $(VARIANT),$(wildcard $(VARIANT_OUT)/manifests.yaml))
 WEBHOOK = $(if $(or $(OPERATOR_CHAPTER),$(filter-out $(before_webhook),$(deploy_chapter))),$(wildcard config/webhook/kustomization.yaml))
-before_webhook := 1 2 3 4 5 6 7 8 9 01 02 03 04 05 06 07 08 09
+before_webhook := 1 2 3 4 5 6 7 8 9 10 01 02 03 04 05 06 07 08 09
 WEBHOOK_SERVICE := redis-operator-webhook-service
 WEBHOOK_CERT_DIR := $(DEPLOY_DIR)/certs
 webhook_certs = go run ./scripts/certs --dir $(WEBHOOK_CERT_DIR) \
@@ -87,7 +87,7 @@ load-image: docker-build cluster-up ## Put the operator's image on every node of
 	@$(load_image)
 
 .PHONY: deploy
-deploy: check-deploy-chapter docker-build cluster-tool install ## Deploy chapter N's operator (make deploy 10; default the latest: config/default, 2 replicas; its webhook from chapter 10) with the image just built, and wait for it (DEPLOY_REPLICAS=0: no pods).
+deploy: check-deploy-chapter docker-build cluster-tool install ## Deploy chapter N's operator (make deploy 11; default the latest: config/default, 2 replicas; its webhook from chapter 11) with the image just built, and wait for it (DEPLOY_REPLICAS=0: no pods).
 	@if [[ '$(DEPLOY_REPLICAS)' != 0 ]]; then $(load_image); fi
 	@mkdir -p $(DEPLOY_DIR); $(if $(WEBHOOK),$(webhook_certs);) image=$$(cat $(IMAGE_DIR)/name); \
 	config=$$(realpath -m --relative-to=$(DEPLOY_DIR) config); \

@@ -5,7 +5,7 @@
 # without the file timestamps that diff puts in its headers; then, as new files, the FILEs outside the
 # chapters that the lesson adds (make diff-chapter names them:
 # `bin/chapter-branches --arrivals N`, the files that chapter N's branch
-# has and chapter N-1's has not: chapter 9's manifests and image, 10's
+# has and chapter N-1's has not: chapter 10's manifests and image, 10's
 # webhook configuration, 11's fault injection).
 # Usage: scripts/diff-chapter.sh N [FILE...]
 set -euo pipefail

@@ -25,10 +25,11 @@ import (
 	ch05 "example.com/redis-operator/chapters/05-rebuild-pods"
 	ch06 "example.com/redis-operator/chapters/06-scale-and-status"
 	ch07 "example.com/redis-operator/chapters/07-idiomatic"
-	ch08 "example.com/redis-operator/chapters/08-at-scale"
-	ch09 "example.com/redis-operator/chapters/09-in-cluster"
-	ch10 "example.com/redis-operator/chapters/10-admission"
-	ch11 "example.com/redis-operator/chapters/11-faults"
+	ch08 "example.com/redis-operator/chapters/08-own-pods"
+	ch09 "example.com/redis-operator/chapters/09-at-scale"
+	ch10 "example.com/redis-operator/chapters/10-in-cluster"
+	ch11 "example.com/redis-operator/chapters/11-admission"
+	ch12 "example.com/redis-operator/chapters/12-faults"
 )
 
 // Chapter is one chapter of the course and the entry point of its package.
@@ -47,10 +48,11 @@ var Chapters = []Chapter{
 	{5, "rebuild-pods", ch05.NewManager},
 	{6, "scale-and-status", ch06.NewManager},
 	{7, "idiomatic", ch07.NewManager},
-	{8, "at-scale", ch08.NewManager},
-	{9, "in-cluster", ch09.NewManager},
-	{10, "admission", ch10.NewManager},
-	{11, "faults", ch11.NewManager},
+	{8, "own-pods", ch08.NewManager},
+	{9, "at-scale", ch09.NewManager},
+	{10, "in-cluster", ch10.NewManager},
+	{11, "admission", ch11.NewManager},
+	{12, "faults", ch12.NewManager},
 }
 
 // Latest is the last chapter, which runs unless another is asked for.

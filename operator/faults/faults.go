@@ -2,7 +2,7 @@
 // that find the bugs of a controller (Sieve, OSDI '22; Acto, SOSP '23): a
 // crash between two writes, a write the API server refuses, a cache that
 // is behind. Environment variables ask for each fault; the end-to-end
-// suites of chapter 11 set them, and so can you (see chapter 11's
+// suites of chapter 12 set them, and so can you (see chapter 12's
 // README).
 //
 // It is never in the operator that ships: only a build with the tag

@@ -1,6 +1,6 @@
 // Command bench measures the Redis operator next to Kubernetes' own
 // controllers on one cluster, in one run: the operators of chapters 5 and
-// 7 and of chapter 8, at scale, by default (--old-chapters, --new-chapter),
+// 7 and of chapter 9, at scale, by default (--old-chapters, --new-chapter),
 // each reconciling its own namespace, against a StatefulSet (same-name
 // rebuilds: the direct peer) and a ReplicaSet (new names: the lower bound)
 // of the same size. `make bench` runs it; see Usage for what it measures.
@@ -29,7 +29,7 @@ import (
 const usage = `Usage: bench [flags]
 
 Measures, on the cluster of KUBECONFIG (make bench sets it), the
-operators of chapters 5 and 7 and of chapter 8 (--old-chapters,
+operators of chapters 5 and 7 and of chapter 9 (--old-chapters,
 --new-chapter), each in a namespace of its own, against a StatefulSet and
 a ReplicaSet:
   rebuild   latency from the delete call to the replacement's ADDED watch
@@ -48,7 +48,7 @@ a ReplicaSet:
             with unrelated pods in the cluster, one operator at a time
 
 It prints one table, with the ratios to the StatefulSet and the ReplicaSet
-and whether chapter 8 (or --new-chapter) meets its targets, and writes the raw
+and whether chapter 9 (or --new-chapter) meets its targets, and writes the raw
 samples to OUT/bench-<time>.json. N is 100, or what the nodes have room
 for; the local backend's nodes hold 3,200 pods.
 
@@ -199,11 +199,11 @@ func (c config) chapters() []int {
 }
 
 // atScaleChapter is the chapter the benchmark measures by default and the
-// last it can: chapter 8, at scale, the last that changes what the operator
+// last it can: chapter 9, at scale, the last that changes what the operator
 // does per object. The chapters after it change how it runs in a cluster,
-// and from chapter 9 on its metrics, which the benchmark reads, need a
+// and from chapter 10 on its metrics, which the benchmark reads, need a
 // token.
-const atScaleChapter = 8
+const atScaleChapter = 9
 
 // checkChapters refuses a new chapter that is also an old one: the two
 // would be one target twice, in one namespace. --old-chapters' own

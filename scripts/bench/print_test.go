@@ -185,28 +185,28 @@ func TestVerdicts(t *testing.T) {
 	}
 	node := steps(defaultSamples, 100, 3) // 100 to 1900 ms, as a graceful delete waits for the node
 	r := report{
-		Config: reportConfig{OldChapters: []int{5, 7}, NewChapter: 8, Objects: 10, Steady: "1m0s"},
+		Config: reportConfig{OldChapters: []int{5, 7}, NewChapter: 9, Objects: 10, Steady: "1m0s"},
 		Rebuild: map[string]rebuildSet{
 			// The same in every round.
-			"graceful": {"chapter 8": samples(node, steps(defaultSamples, 3, .01)), sts: samples(node, steps(defaultSamples, 3, .01))},
+			"graceful": {"chapter 9": samples(node, steps(defaultSamples, 3, .01)), sts: samples(node, steps(defaultSamples, 3, .01))},
 			// 10 ms slower in every round. And a share p99 of 22 ms.
-			"grace-period=0": {"chapter 8": samples(steps(defaultSamples, 20, .01), steps(defaultSamples, 16, .01)), sts: samples(steps(defaultSamples, 10, .01), steps(defaultSamples, 3, .01))},
+			"grace-period=0": {"chapter 9": samples(steps(defaultSamples, 20, .01), steps(defaultSamples, 16, .01)), sts: samples(steps(defaultSamples, 10, .01), steps(defaultSamples, 3, .01))},
 		},
 		// Chapter 7's rebuilds under churn wait behind the converging
-		// objects; the verdict is chapter 8's alone.
+		// objects; the verdict is chapter 9's alone.
 		Churn: rebuildSet{
-			"chapter 8": samples(steps(150, 220, 5), steps(150, 20, 5)),
+			"chapter 9": samples(steps(150, 220, 5), steps(150, 20, 5)),
 			"chapter 7": samples(steps(150, 220, 300), steps(150, 20, 300)),
 		},
-		Converge: map[string]*converge{"chapter 8": {RunningSeconds: 10}, sts: {RunningSeconds: 20}},
-		API: map[string]*apiCost{"chapter 8": {
+		Converge: map[string]*converge{"chapter 9": {RunningSeconds: 10}, sts: {RunningSeconds: 20}},
+		API: map[string]*apiCost{"chapter 9": {
 			SteadyState:       &SteadyState{Requests: 2},
 			NamespaceDeletion: &NamespaceDeletion{Requests: map[string]float64{"POST 403": 12}, Reconciles: 11, Redis: 11},
 		}},
 		// Against chapter 7's heap, which does not grow, the verdict
 		// would FAIL: it compares with the first old chapter, chapter 5.
 		Memory: map[string]*memory{
-			"chapter 8": {IdleHeapMiB: 4, UnrelatedMemory: &UnrelatedMemory{UnrelatedHeapMiB: 4.2}},
+			"chapter 9": {IdleHeapMiB: 4, UnrelatedMemory: &UnrelatedMemory{UnrelatedHeapMiB: 4.2}},
 			"chapter 7": {IdleHeapMiB: 4, UnrelatedMemory: &UnrelatedMemory{UnrelatedHeapMiB: 4}},
 			"chapter 5": {IdleHeapMiB: 4, UnrelatedMemory: &UnrelatedMemory{UnrelatedHeapMiB: 26}},
 		},
@@ -253,7 +253,7 @@ func TestChurnVerdict(t *testing.T) {
 // TestNothingMeasured: a run stopped before its first measurement FAILs
 // every target as not measured.
 func TestNothingMeasured(t *testing.T) {
-	r := report{Config: reportConfig{OldChapters: []int{5, 7}, NewChapter: 8}}
+	r := report{Config: reportConfig{OldChapters: []int{5, 7}, NewChapter: 9}}
 	for _, v := range r.verdicts() {
 		if v.ok || v.measured != "not measured" {
 			t.Errorf("%s: %s, PASS %t; want not measured, FAIL", v.target, v.measured, v.ok)
@@ -276,21 +276,21 @@ func TestRebuildVerdict(t *testing.T) {
 // after convergence, in the API cost phase, as bench writes it: no steady
 // state, no namespace deletion, no memory.
 const interrupted = `{
-  "config": {"Samples": 2, "OldChapters": [5, 7], "NewChapter": 8, "Objects": 10, "APIObjects": 10, "Steady": "10m0s", "ChurnInterval": "1s"},
-  "targets": ["chapter 5", "chapter 7", "chapter 8", "StatefulSet", "ReplicaSet"],
+  "config": {"Samples": 2, "OldChapters": [5, 7], "NewChapter": 9, "Objects": 10, "APIObjects": 10, "Steady": "10m0s", "ChurnInterval": "1s"},
+  "targets": ["chapter 5", "chapter 7", "chapter 9", "StatefulSet", "ReplicaSet"],
   "rebuild": {
-    "graceful": {"chapter 8": {"latencyMs": [700, 800], "shareMs": [5, 6]}, "StatefulSet": {"latencyMs": [650, 900], "shareMs": [5, 7]}},
-    "grace-period=0": {"chapter 8": {"latencyMs": [15, 16], "shareMs": [5, 6]}, "StatefulSet": {"latencyMs": [16, 17], "shareMs": [7, 8]}}
+    "graceful": {"chapter 9": {"latencyMs": [700, 800], "shareMs": [5, 6]}, "StatefulSet": {"latencyMs": [650, 900], "shareMs": [5, 7]}},
+    "grace-period=0": {"chapter 9": {"latencyMs": [15, 16], "shareMs": [5, 6]}, "StatefulSet": {"latencyMs": [16, 17], "shareMs": [7, 8]}}
   },
   "churn": {
     "ReplicaSet": {"latencyMs": [12, 13], "shareMs": [2, 3]},
-    "chapter 8": {"latencyMs": [18, 25, 31], "shareMs": [4, 5, 6]},
+    "chapter 9": {"latencyMs": [18, 25, 31], "shareMs": [4, 5, 6]},
     "StatefulSet": {"latencyMs": [14, 15], "shareMs": [3, 4]},
     "chapter 7": {"latencyMs": [4100, 9800], "shareMs": [4000, 9700]},
     "chapter 5": {"latencyMs": [3900, 8700], "shareMs": [3800, 8600]}
   },
-  "converge": {"chapter 8": {"existSeconds": 8, "runningSeconds": 10}, "StatefulSet": {"existSeconds": 19, "runningSeconds": 20}},
-  "api": {"chapter 5": {"requestsPerReconcile": 3.5}, "chapter 7": {"requestsPerReconcile": 3.2}, "chapter 8": {"requestsPerReconcile": 3.1}}
+  "converge": {"chapter 9": {"existSeconds": 8, "runningSeconds": 10}, "StatefulSet": {"existSeconds": 19, "runningSeconds": 20}},
+  "api": {"chapter 5": {"requestsPerReconcile": 3.5}, "chapter 7": {"requestsPerReconcile": 3.2}, "chapter 9": {"requestsPerReconcile": 3.1}}
 }`
 
 func TestInterruptedReport(t *testing.T) {
@@ -400,9 +400,9 @@ func TestOldChaptersFlag(t *testing.T) {
 			t.Errorf("--old-chapters %q: %v; want an error with %q", tc.value, err, tc.want)
 		}
 	}
-	c := config{oldChapters: chapterList{5, 7}, newChapter: 8}
-	if err := c.checkChapters(); err != nil || !slices.Equal(c.chapters(), []int{5, 7, 8}) {
-		t.Errorf("chapters 5,7 and 8: %v, %v; want chapters 5, 7, 8", c.chapters(), err)
+	c := config{oldChapters: chapterList{5, 7}, newChapter: 9}
+	if err := c.checkChapters(); err != nil || !slices.Equal(c.chapters(), []int{5, 7, 9}) {
+		t.Errorf("chapters 5,7 and 9: %v, %v; want chapters 5, 7, 9", c.chapters(), err)
 	}
 	c.newChapter = 7
 	want := "--old-chapters=5,7 lists chapter 7, the chapter measured (--new-chapter)"
@@ -450,7 +450,7 @@ func TestReportJSON(t *testing.T) {
 
 func TestFit(t *testing.T) {
 	chapters := func(objects int) config {
-		return config{oldChapters: chapterList{5, 7}, newChapter: 8, objects: objects}
+		return config{oldChapters: chapterList{5, 7}, newChapter: 9, objects: objects}
 	}
 	c := chapters(0)
 	if fixed := c.fixedPods(); fixed != 5*replicas+4 {

@@ -296,7 +296,7 @@ func TestRenamedChapter(t *testing.T) {
 	if _, err := makeBranches(t.Context(), &repo{dir: dir}, "HEAD"); err != nil {
 		t.Fatal(err)
 	}
-	git(t, dir, "branch", "chapter/09-old", "chapter/02-two") // as if chapter 9 had been removed
+	git(t, dir, "branch", "chapter/09-old", "chapter/02-two") // as if chapter 10 had been removed
 	git(t, dir, "mv", "chapters/02-two", "chapters/02-deux")
 	git(t, dir, "commit", "-q", "-m", "Rename chapter 2")
 	git(t, dir, "checkout", "-q", "--detach", "chapter/01-one")

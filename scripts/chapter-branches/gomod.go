@@ -10,7 +10,7 @@ import (
 )
 
 // A branch has fewer packages than the course, and so may need fewer
-// modules: chapter 9's image and metrics filters bring modules that the
+// modules: chapter 10's image and metrics filters bring modules that the
 // branches before it do not import, and the course's own tooling
 // (goldmark, for the README checks) brings one that no branch imports. So
 // a branch's go.mod and go.sum are what `go mod tidy` makes of the course's

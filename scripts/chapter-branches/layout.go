@@ -25,7 +25,7 @@ func pathRules(c chapter) []pathRule {
 		{from: c.dir() + "/README.zh-CN.md", to: "README.zh-CN.md"},
 		{from: c.dir() + "/role.yaml", to: "config/rbac/role.yaml"},
 		{from: c.dir() + "/manifests.yaml", to: "config/webhook/manifests.yaml"},
-		// A chapter's crd/ is config/crd with its patches (chapter 10 on).
+		// A chapter's crd/ is config/crd with its patches (chapter 11 on).
 		{from: c.dir() + "/crd", to: "config/crd"},
 		// Its mutants run against the course's operator (make mutants), and
 		// its exercise in the course's workspace (make exercise).
@@ -59,13 +59,13 @@ func pathRules(c chapter) []pathRule {
 		{from: "config/rbac/role.yaml", to: drop},                                  // the chapter's role replaces it
 		{from: "config/webhook/manifests.yaml", to: drop},                          // and its webhook configuration
 		{from: "config/crd/kustomization.yaml", to: drop, since: admissionChapter}, // and its crd/
-		// What runs the operator in the cluster comes with chapter 9.
+		// What runs the operator in the cluster comes with chapter 10.
 		{from: "config/rbac", to: "config/rbac", since: inClusterChapter},
 		{from: "config/default", to: "config/default", since: inClusterChapter},
 		{from: "config/manager", to: "config/manager", since: inClusterChapter},
 		{from: "scripts/image", to: "scripts/image", since: inClusterChapter},
 		{from: "scripts/deploy.mk", to: "scripts/deploy.mk", since: inClusterChapter},
-		// The webhook and its certificates come with chapter 10.
+		// The webhook and its certificates come with chapter 11.
 		{from: "config/webhook", to: "config/webhook", since: admissionChapter},
 		{from: "scripts/certs", to: "scripts/certs", since: admissionChapter},
 		{from: "api", to: "api"},
@@ -97,9 +97,9 @@ type pathRule struct {
 // needs no finalizer, faultsChapter the first that injects faults.
 const (
 	idiomaticChapter = 7
-	inClusterChapter = 9
-	admissionChapter = 10
-	faultsChapter    = 11
+	inClusterChapter = 10
+	admissionChapter = 11
+	faultsChapter    = 12
 )
 
 // branchPath returns where the file or directory p of the course
@@ -127,8 +127,8 @@ func branchPath(p string, c chapter) (string, bool) {
 
 // arrivals lists the course's files, of files, that chapter n's branch has
 // and chapter n-1's does not, outside the chapters' directories: what the
-// lesson adds beside its package (chapter 9's manifests, image and deploy
-// targets, chapter 10's webhook configuration and certificates, chapter
+// lesson adds beside its package (chapter 10's manifests, image and deploy
+// targets, chapter 11's webhook configuration and certificates, chapter
 // 11's fault injection). The test framework's parts that come with a
 // chapter (tests/) are its suite's, not its lesson's. make diff-chapter N
 // shows them as new files.

@@ -130,7 +130,7 @@ func list(ns []int) string {
 }
 
 // packageFiles lists the files of a chapter's package that a workspace
-// holds: its Go files, not its tests, and its crd/ (chapter 10 on), as
+// holds: its Go files, not its tests, and its crd/ (chapter 11 on), as
 // paths relative to dir.
 func packageFiles(dir string) ([]string, error) {
 	var files []string

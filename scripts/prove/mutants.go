@@ -322,7 +322,7 @@ func runMutant(in mutantsInput, m *mutant) (mutantResult, error) {
 // against the chapter) must have a mutant, and each of its mutants must
 // fail it after its lesson step, in the mutant's step. It is for a
 // chapter whose lesson the chapter before cannot show as red for the
-// right reason (chapter 11's fault switches: chapter 10 has none, so its
+// right reason (chapter 12's fault switches: chapter 11 has none, so its
 // lesson specs fail there for want of a switch, not of a fix).
 func proveByMutants(in mutantsInput, green *runResult) error {
 	ms, err := readMutants(in.chapterDir, in.run.chapter, "")

@@ -1,11 +1,11 @@
 //go:build e2e
 
-// Package chapter08 is the end-to-end suite of chapter 8, at scale: it
+// Package chapter08 is the end-to-end suite of chapter 8, own pods: it
 // runs the chapter 8 operator (bin/operator) against a real cluster and checks with
 // kubectl what the operator does. The behaviour specs of chapters 3 to 7
 // run here unchanged (the framework's shared specs, RebuildSpec and the
-// others); the lesson specs check what changes for a cluster with many
-// Redis objects and pods.
+// others); the lesson specs check that the operator's cache holds its own
+// pods only, and that its pods keep the label that makes them its own.
 package chapter08
 
 import (
@@ -21,5 +21,5 @@ var env = framework.NewSuite(8)
 
 func TestChapter08(t *testing.T) {
 	RegisterFailHandler(Fail)
-	RunSpecs(t, "Chapter 8: at scale", Label("chapter-08"))
+	RunSpecs(t, "Chapter 8: own pods", Label("chapter-08"))
 }

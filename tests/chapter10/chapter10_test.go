@@ -4,29 +4,26 @@ package chapter10
 
 import (
 	"context"
-	"crypto/x509"
-	"encoding/pem"
 	"fmt"
-	"math/big"
-	"os"
 	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	myappv1 "example.com/redis-operator/api/v1"
 	"example.com/redis-operator/tests/framework"
+	"example.com/redis-operator/tests/promtext"
 )
 
-// The behaviour of the chapters before, with the webhook in the way of
-// every create and update.
+// The behaviour of the chapters before, with the operator deployed.
 
-var _ = Describe("A pod deleted with kubectl, with the operator and its webhook deployed", func() {
+var _ = Describe("A pod deleted with kubectl, with the operator deployed", func() {
 	It("comes back with the same name, a new UID, and runs", func(ctx SpecContext) {
 		ns := env.NewNamespace(ctx)
 		env.CreateRedis(ctx, ns, "cache", 3)
@@ -36,337 +33,316 @@ var _ = Describe("A pod deleted with kubectl, with the operator and its webhook 
 
 // What chapter 10 changes.
 
-var _ = Describe("The CRD's CEL rules", func() {
-	It("refuse a bad image and a change of image, each with a message that says what to fix", framework.Lesson, func(ctx SpecContext) {
-		expectCELRulesRefuse(ctx, env.NewNamespace(ctx))
+var _ = Describe("The operator's two replicas", Serial, func() {
+	var ns string
+
+	BeforeEach(func(ctx SpecContext) {
+		ns = env.NewNamespace(ctx)
+	})
+
+	It("are one leader, which holds the Lease and reconciles, and one standby, which reconciles nothing", func(ctx SpecContext) {
+		expectOneLeaderOthersIdle(ctx, ns)
+	})
+
+	It("hand over within seconds when the leader gets SIGTERM: it releases the Lease; a pod deleted meanwhile is rebuilt", framework.Lesson, func(ctx SpecContext) {
+		env.CreateRedis(ctx, ns, "cache", 3)
+		h := expectHandover(ctx, ns, false,
+			"the leader gets SIGTERM and releases the Lease; another replica holds it at its next try")
+		framework.DecidingCheck("the Lease was released, and another replica held it within a try and a second of the release")
+		Expect(h.Released).To(BeTrue(), "the leader did not release the Lease: the others waited for it to expire")
+		Expect(h.Acquired.Sub(h.From)).To(BeNumerically("<", maxRetryPeriod+requestSlack),
+			"another replica took the released Lease later than its next try")
+	})
+
+	It("take over when the leader is killed (SIGKILL), once the Lease expires; a pod deleted meanwhile is rebuilt", func(ctx SpecContext) {
+		env.CreateRedis(ctx, ns, "cache", 3)
+		h := expectHandover(ctx, ns, true,
+			"the leader gets SIGKILL; another replica holds the Lease once it has expired")
+		Expect(h.Released).To(BeFalse(), "a killed leader released the Lease")
+		duration := time.Duration(*h.lease.Spec.LeaseDurationSeconds) * time.Second
+		Expect(h.Acquired.Sub(h.From)).To(BeNumerically(">=", duration),
+			"a replica took the Lease before it expired (its duration after the leader's last renewal)")
+		Expect(h.Acquired.Sub(h.From)).To(BeNumerically("<", duration+KilledTakeoverLatest),
+			"no replica took the Lease within its duration and two tries after the leader's last renewal")
 	})
 })
 
-var _ = Describe("The validating webhook", func() {
-	It("refuses a Redis whose pod names other pods hold, naming them, and warns when a Redis grows into one", framework.Lesson, func(ctx SpecContext) {
-		expectWebhookRefusesCollision(ctx, env.NewNamespace(ctx))
-	})
-
-	It("keeps answering while its certificate is rotated, and serves the new one with no restart", Serial, framework.Containers, func(ctx SpecContext) {
-		expectCertRotation(ctx, env.NewNamespace(ctx))
-	})
-
-	It("when no replica answers, lets creates through (failurePolicy Ignore); with Fail, blocks creates and updates but never a delete", Serial, framework.Lesson, func(ctx SpecContext) {
-		expectDownWebhook(ctx, env.NewNamespace(ctx))
+var _ = Describe("The operator's metrics", Serial, func() {
+	It("are served over HTTPS to metrics readers only: 401 without a token, 403 to others", framework.Containers, func(ctx SpecContext) {
+		expectMetricsNeedToken(ctx, env.NewNamespace(ctx))
 	})
 })
 
-var _ = Describe("A webhook that hangs", Serial, func() {
-	It("holds a create for its timeoutSeconds, no more, and then lets it through (failurePolicy Ignore)", func(ctx SpecContext) {
-		expectHungWebhook(ctx, env.NewNamespace(ctx))
+var _ = Describe("The operator's credentials", Serial, func() {
+	It("are a projected, expiring ServiceAccount token that the kubelet mounts, not a Secret", func(ctx SpecContext) {
+		expectProjectedToken(ctx)
 	})
 })
 
-// The bodies of the specs above. They need the operator deployed with
-// its webhook (NewInClusterSuite).
+var _ = Describe("make undeploy", Serial, func() {
+	It("keeps the CRD, every Redis and its pods; make deploy brings back an operator that looks after them", func(ctx SpecContext) {
+		expectUndeployKeepsRedis(ctx, env.NewNamespace(ctx))
+	})
+})
 
-// webhookDenied is how the API server begins a refusal of the webhook.
-var webhookDenied = fmt.Sprintf("admission webhook %q denied the request", framework.WebhookName)
+// The bodies of the specs above, and what they measure against.
 
-// redisImageManifest is a Redis with spec.image set.
-func redisImageManifest(ns, name string, replicas int, image string) string {
-	return framework.RedisManifest(ns, name, replicas) + fmt.Sprintf("  image: %q\n", image)
-}
+// Leader election's timing: controller-runtime's defaults, which the
+// operator keeps. A standby replica tries to take the Lease every
+// retryPeriod, stretched by a random jitter of up to 1.2 times it. The
+// bounds are taken from the Lease's own times, which the replicas write
+// (on one machine, one clock): from the leader's release, or its last
+// renewal, to the new holder's acquireTime. Neither kubectl, nor the
+// kubelet, nor the delivery of the signal is in them.
+const (
+	retryPeriod    = 2 * time.Second
+	maxRetryPeriod = retryPeriod + retryPeriod*12/10
+	// requestSlack is for the requests of a try: a read and a write of
+	// the Lease, on a busy machine.
+	requestSlack    = time.Second
+	leaderElectedAs = "leader_election_master_status"
+	// After SIGKILL nobody releases the Lease: a standby sees the
+	// leader's last renewal at its next try, and takes the Lease at its
+	// first try once the Lease's duration has passed since then: between
+	// the duration and the duration plus KilledTakeoverLatest after that
+	// renewal.
+	KilledTakeoverLatest = 2*maxRetryPeriod + requestSlack
+)
 
-// expectCELRulesRefuse: the CRD's CEL rules refuse a Redis whose image has
-// whitespace, no tag or a malformed digest, each with its message, and a
-// change of the image of a Redis; nothing a refused object asks for is
-// created.
-func expectCELRulesRefuse(ctx context.Context, ns string) {
-	GinkgoHelper()
-	framework.LessonStep("the CRD's CEL rules refuse a Redis whose image has whitespace, no tag or a malformed digest, saying why; nothing is created")
-	framework.DecidingCheck("kubectl apply of each bad image fails with the CEL rule's message; no Redis and no pod is stored")
-	for _, tc := range []struct{ image, message string }{
-		{"redis 7.0", `spec.image: Invalid value: "redis 7.0": must not contain spaces or other whitespace`},
-		{"redis", `spec.image: Invalid value: "redis": must end with a tag or a digest`},
-		{"redis@sha256:0123abc", `spec.image: Invalid value: "redis@sha256:0123abc": must end with a tag or a digest`},
-	} {
-		_, err := env.Apply(ctx, redisImageManifest(ns, "bad", 1, tc.image))
-		Expect(err).To(MatchError(ContainSubstring(tc.message)), "a Redis with image %q was not refused with its message", tc.image)
-	}
-	_, err := env.Redis(ctx, ns, "bad")
-	Expect(err).To(Satisfy(apierrors.IsNotFound), "a refused Redis was stored")
-	pods := &corev1.PodList{}
-	Expect(env.Client.List(ctx, pods, client.InNamespace(ns))).To(Succeed())
-	Expect(pods.Items).To(BeEmpty(), "pods were created for a refused Redis")
-
-	By("a Redis with a tag is admitted; a change of its image is refused, and the image stays")
-	_, err = env.Apply(ctx, redisImageManifest(ns, "cache", 1, myappv1.DefaultImage))
-	Expect(err).NotTo(HaveOccurred())
-	env.ExpectPodsRun(ctx, ns, "cache", 1)
-	_, err = env.Kubectl.Run(ctx, "patch", "redis", "cache", "-n", ns, "--type=merge", "-p", `{"spec":{"image":"redis:7.2"}}`)
-	Expect(err).To(MatchError(ContainSubstring(`spec.image: Invalid value: "redis:7.2": cannot be changed`)), "the image of a Redis was changed")
-	redis, err := env.Redis(ctx, ns, "cache")
-	Expect(err).NotTo(HaveOccurred())
-	Expect(redis.Spec.Image).To(Equal(myappv1.DefaultImage))
-}
-
-// expectWebhookRefusesCollision: a Redis whose pod names are held by a pod
-// that no Redis of its name controls is refused at create, with the pod
-// named; nothing is created and the pod stays. A Redis that grows into
-// such a name is admitted with a warning.
-func expectWebhookRefusesCollision(ctx context.Context, ns string) {
-	GinkgoHelper()
-	foreign := createForeignPod(ctx, ns, "cache-1")
-
-	framework.LessonStep("the webhook refuses a Redis named cache of 3 replicas, naming pod cache-1; nothing is created and the pod stays")
-	framework.DecidingCheck("kubectl apply fails with the webhook's denial naming pod cache-1; no Redis is stored, and the one pod is the foreign one")
-	_, err := env.Apply(ctx, framework.RedisManifest(ns, "cache", 3))
-	Expect(err).To(MatchError(And(ContainSubstring(webhookDenied), ContainSubstring("pod cache-1 already exists"))),
-		"a Redis whose pod name another pod holds was admitted")
-	_, err = env.Redis(ctx, ns, "cache")
-	Expect(err).To(Satisfy(apierrors.IsNotFound), "the refused Redis was stored")
-	pods := &corev1.PodList{}
-	Expect(env.Client.List(ctx, pods, client.InNamespace(ns))).To(Succeed())
-	Expect(pods.Items).To(ConsistOf(HaveField("UID", foreign.UID)), "the namespace holds other pods than the foreign one")
-
-	By("a Redis that grows into a name another pod holds is admitted, with a warning naming it")
-	env.CreateRedis(ctx, ns, "db", 1)
-	createForeignPod(ctx, ns, "db-1")
-	_, warnings, err := env.Kubectl.Output(ctx, "", "patch", "redis", "db", "-n", ns, "--type=merge", "-p", `{"spec":{"replicas":2}}`)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(warnings).To(ContainSubstring(`Warning: pod db-1 exists and no Redis named "db" controls it`))
-}
-
-// createForeignPod creates a pod that no Redis controls and returns it.
-func createForeignPod(ctx context.Context, ns, name string) *corev1.Pod {
-	GinkgoHelper()
-	By(fmt.Sprintf("creating pod %s, which no Redis controls", name))
-	_, err := env.Apply(ctx, framework.ForeignPodManifest(ns, name))
-	Expect(err).NotTo(HaveOccurred())
-	pod, err := env.Pod(ctx, ns, name)
-	Expect(err).NotTo(HaveOccurred())
-	return pod
-}
-
-// expectCertRotation: the webhook serves the certificate make deploy made;
-// after `make rotate-webhook-cert`, every replica serves the new one with
-// no restart, and the webhook refuses a colliding Redis all along: a
-// probe asks it every 100 ms, from before the rotation until every
-// replica serves the new certificate.
-func expectCertRotation(ctx context.Context, ns string) {
+// expectOneLeaderOthersIdle: of the two replicas, one holds the Lease and
+// reconciles; the other only waits for the Lease. Its log shows no
+// controller started, and its metrics say it is not the leader and count
+// no reconcile.
+func expectOneLeaderOthersIdle(ctx context.Context, ns string) {
 	GinkgoHelper()
 	c := env.InCluster
-	createForeignPod(ctx, ns, "cache-0")
-	// A replica may have exited before (a leader that could not renew its
-	// Lease in time, on a busy machine, exits as it should): all run again
-	// first.
 	c.ExpectReplicasRun(ctx)
+	leader, _ := c.Leader(ctx)
 	replicas, err := c.Replicas(ctx)
 	Expect(err).NotTo(HaveOccurred())
-	Expect(replicas).To(HaveLen(framework.DeployedReplicas), "a rotation with fewer replicas than deployed proves less")
-	restarts := c.Processes(ctx)
-	certDir := framework.WebhookCertDir()
-	before, err := fileCertSerial(certDir + "/tls.crt")
-	Expect(err).NotTo(HaveOccurred())
-	serving := func(want *big.Int) func(Gomega) {
-		return func(g Gomega) {
-			for _, r := range replicas {
-				got, err := c.ServedCertSerial(ctx, r)
-				g.Expect(err).NotTo(HaveOccurred(), "%s serves no certificate on the webhook's port", r.Name)
-				g.Expect(got).To(Equal(want), "%s serves another certificate", r.Name)
-			}
+	Expect(replicas).To(HaveLen(framework.DeployedReplicas))
+	env.CreateRedis(ctx, ns, "cache", 2)
+	token := env.MetricsToken(ctx, ns, "scraper", true)
+
+	By("the leader started its controller and reconciles; the standby waits for the Lease and reconciles nothing")
+	for _, r := range replicas {
+		log := c.Log(ctx, r)
+		m := replicaMetrics(ctx, r, token)
+		reconciles, err := m.Sum("controller_runtime_reconcile_total", promtext.Label("controller", "redis"))
+		elected, electedErr := m.Sum(leaderElectedAs, promtext.Label("name", framework.LeaseName))
+		Expect(electedErr).NotTo(HaveOccurred())
+		if r.Name == leader.Name {
+			Expect(log).To(ContainSubstring("Starting workers"), "the leader %s started no controller", r.Name)
+			Expect(elected).To(Equal(1.0), "the leader %s does not report itself leader", r.Name)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(reconciles).To(BeNumerically(">", 0), "the leader %s counts no reconcile", r.Name)
+			continue
+		}
+		Expect(log).To(ContainSubstring(framework.StandbyMessage), "the standby %s does not wait for the Lease", r.Name)
+		Expect(log).NotTo(ContainSubstring("Starting workers"), "the standby %s started a controller", r.Name)
+		Expect(elected).To(Equal(0.0), "the standby %s reports itself leader", r.Name)
+		if err == nil { // its controller never started, so it may not export the family at all
+			Expect(reconciles).To(BeZero(), "the standby %s reconciled", r.Name)
 		}
 	}
+}
 
-	By("every replica serves make deploy's certificate, then, after make rotate-webhook-cert, the new one, with no restart; the webhook refuses a colliding Redis all along")
-	Eventually(serving(before)).WithContext(ctx).WithPolling(time.Second).Should(Succeed())
-	probe := startCollisionProbe(ctx, ns)
-	Expect(env.Make(ctx, "rotate-webhook-cert")).To(Succeed())
-	after, err := fileCertSerial(certDir + "/tls.crt")
+// replicaMetrics reads replica r's metrics with token.
+func replicaMetrics(ctx context.Context, r *framework.Replica, token string) promtext.Metrics {
+	GinkgoHelper()
+	var m promtext.Metrics
+	Eventually(func(g Gomega) {
+		status, body, err := env.InCluster.Metrics(ctx, r, token)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(status).To(Equal(200), "GET /metrics: %s", body)
+		m, err = promtext.Parse(strings.NewReader(body))
+		g.Expect(err).NotTo(HaveOccurred())
+	}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
+	return m
+}
+
+// handover is what expectHandover saw: the Lease's change of hands, and
+// the Lease after it.
+type handover struct {
+	framework.Handover
+	lease *coordinationv1.Lease
+}
+
+// expectHandover stops the leader (SIGTERM, or SIGKILL when kill is
+// true), deletes a pod of Redis cache while no leader runs, and watches
+// the Lease until another replica holds it, with leaseTransitions one up.
+// The deleted pod is rebuilt once the new leader runs. It returns the
+// handover, which the caller judges; the takeover's time from the signal
+// is printed in any case.
+func expectHandover(ctx context.Context, ns string, kill bool, lesson string) handover {
+	GinkgoHelper()
+	c := env.InCluster
+	c.ExpectReplicasRun(ctx)
+	leader, before := c.Leader(ctx)
+	uids := env.PodUIDs(ctx, ns, "cache")
+	signal := "SIGTERM"
+	if kill {
+		signal = "SIGKILL"
+	}
+	leases, err := framework.WatchLease(ctx, env.Client)
 	Expect(err).NotTo(HaveOccurred())
-	Expect(after).NotTo(Equal(before), "make rotate-webhook-cert kept the serving certificate")
-	By("every replica serves the new certificate, with no restart, and the probe was refused all along")
+
+	framework.LessonStep(lesson)
 	start := time.Now()
-	// The kubelet updates a mounted Secret at its next sync of the pod:
-	// on the course's kind cluster within 10 s, by default within a
-	// minute. Replicas that are not pods (the local backend's) read the
-	// files that make rotate-webhook-cert writes.
-	wait := framework.EventuallyTimeout()
+	Expect(c.Stop(ctx, leader, kill)).To(Succeed())
+	GinkgoWriter.Printf("%s sent to the leader %s at %s\n", signal, leader.Name, start.Format(time.RFC3339Nano))
+	env.MustKubectl(ctx, "delete", "pod", "cache-1", "-n", ns, "--wait=false")
+
+	// After SIGKILL the takeover may come as late as the Lease's duration
+	// and KilledTakeoverLatest after the kill: a shorter Eventually
+	// timeout (make prove-chapter's is 20 s) would cut it short.
+	wait := max(framework.EventuallyTimeout(), time.Duration(*before.Spec.LeaseDurationSeconds)*time.Second+KilledTakeoverLatest)
+	var after *coordinationv1.Lease
+	Eventually(func(g Gomega) {
+		var err error
+		after, err = c.Lease(ctx)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(after.Spec.HolderIdentity).NotTo(BeNil())
+		g.Expect(*after.Spec.HolderIdentity).NotTo(BeEmpty(), "nobody holds the Lease")
+		g.Expect(*after.Spec.HolderIdentity).NotTo(Equal(*before.Spec.HolderIdentity), "the stopped leader still holds the Lease")
+	}).WithContext(ctx).WithTimeout(wait).Should(Succeed(), "no replica took the Lease over")
+	states, err := leases.Stop()
+	Expect(err).NotTo(HaveOccurred())
+	h, err := framework.LeaseHandover(states, *before.Spec.HolderIdentity)
+	Expect(err).NotTo(HaveOccurred())
+	from := "its last renewal"
+	if h.Released {
+		from = "its release"
+	}
+	report := fmt.Sprintf("%s: another replica held the Lease %.1f s after the leader got %s, %.1f s after %s (Lease duration %d s)",
+		CurrentSpecReport().LeafNodeText, h.Acquired.Sub(start).Seconds(), signal, h.Acquired.Sub(h.From).Seconds(), from, *before.Spec.LeaseDurationSeconds)
+	AddReportEntry("takeover", report)
+	Expect(*after.Spec.LeaseTransitions).To(Equal(*before.Spec.LeaseTransitions+1), "leaseTransitions did not count one handover")
+
+	// The old leader may have rebuilt cache-1 itself, on its way out; only
+	// the new one can rebuild a pod deleted now. (No step of its own: the
+	// specs' checks of the takeover, after this, belong to the lesson's
+	// step.)
+	env.MustKubectl(ctx, "delete", "pod", "cache-2", "-n", ns, "--wait=false")
+	env.ExpectRebuilt(ctx, ns, "cache-1", uids["cache-1"])
+	env.ExpectRebuilt(ctx, ns, "cache-2", uids["cache-2"])
+	c.ExpectReplicasRun(ctx)
+	return handover{Handover: h, lease: after}
+}
+
+// expectMetricsNeedToken: the metrics endpoint answers over HTTPS, and
+// only to a caller whose token the API server accepts and whose account
+// may get /metrics (the metrics-reader ClusterRole).
+func expectMetricsNeedToken(ctx context.Context, ns string) {
+	GinkgoHelper()
+	c := env.InCluster
+	c.ExpectReplicasRun(ctx)
+	leader, _ := c.Leader(ctx)
+	reader := env.MetricsToken(ctx, ns, "reader", true)
+	stranger := env.MetricsToken(ctx, ns, "stranger", false)
+
+	By("the metrics endpoint answers over HTTPS: 401 without a token, 403 to an account not allowed, the metrics to a metrics reader")
+	status, body, err := c.Metrics(ctx, leader, "")
+	Expect(err).NotTo(HaveOccurred(), "the metrics endpoint does not answer over HTTPS")
+	Expect(status).To(Equal(401), "without a token: %s", body)
+	status, body, err = c.Metrics(ctx, leader, stranger)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(status).To(Equal(403), "with the token of an account not allowed to get /metrics: %s", body)
+	m := replicaMetrics(ctx, leader, reader)
+	_, err = m.Sum("controller_runtime_reconcile_total", promtext.Label("controller", "redis"))
+	Expect(err).NotTo(HaveOccurred())
+}
+
+// expectProjectedToken: the operator's pod authenticates with a token the
+// kubelet mounts from a projected volume (expiring, bound to the pod,
+// rotated), not from a Secret, and its namespace holds no token Secret;
+// the only Secret it mounts is a TLS certificate (the webhook's, chapter
+// 10 on).
+// On the local backend, whose nodes run no pods, the pod is the one the
+// API server would make from the Deployment's template (a server-side dry
+// run, through the same admission that adds the volume).
+func expectProjectedToken(ctx context.Context) {
+	GinkgoHelper()
+	c := env.InCluster
+	c.ExpectReplicasRun(ctx)
+	pod := &corev1.Pod{}
 	if c.Pods() {
-		wait = max(wait, 3*time.Minute)
+		By("reading a replica's pod, as the kubelet runs it")
+		replicas, err := c.Replicas(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(replicas).NotTo(BeEmpty())
+		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: framework.OperatorNamespace, Name: replicas[0].Name}, pod)).To(Succeed())
+	} else {
+		By("this backend's nodes run no pods: reading the pod the API server makes from the Deployment's template, in a server-side dry run")
+		dep := &appsv1.Deployment{}
+		Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: framework.OperatorNamespace, Name: framework.Deployment}, dep)).To(Succeed())
+		pod.ObjectMeta = metav1.ObjectMeta{Namespace: framework.OperatorNamespace, GenerateName: framework.Deployment + "-", Labels: dep.Spec.Template.Labels}
+		pod.Spec = dep.Spec.Template.Spec
+		Expect(env.Client.Create(ctx, pod, client.DryRunAll)).To(Succeed())
 	}
-	Eventually(serving(after)).WithContext(ctx).WithTimeout(wait).WithPolling(2 * time.Second).Should(Succeed())
-	refused, admitted := probe.stop()
-	GinkgoWriter.Printf("every replica served the new certificate %s after the rotation; the webhook refused the probe %d times, and let it through %d times\n",
-		time.Since(start).Round(time.Second), refused, len(admitted))
-	Expect(refused).To(BeNumerically(">", 0), "the probe never reached the webhook")
-	Expect(admitted).To(BeEmpty(), "the webhook did not answer during the rotation")
-	Expect(c.Processes(ctx)).To(Equal(restarts), "a replica restarted to serve the new certificate")
-}
+	Expect(pod.Spec.ServiceAccountName).To(Equal(framework.DeploymentServiceAccount))
 
-// collisionProbe asks the webhook about a colliding Redis, again and
-// again, until stopped.
-type collisionProbe struct {
-	cancel   context.CancelFunc
-	done     chan struct{}
-	refused  int
-	admitted []string
-}
-
-// startCollisionProbe creates Redis cache of one replica in ns, where a
-// pod that no Redis controls holds cache-0, every 100 ms as a server-side
-// dry run (which stores nothing) with the suite's client: the webhook must
-// refuse it each time. Where it did not, admitted records the error or
-// the lack of one.
-func startCollisionProbe(ctx context.Context, ns string) *collisionProbe {
-	ctx, cancel := context.WithCancel(ctx)
-	p := &collisionProbe{cancel: cancel, done: make(chan struct{})}
-	go func() {
-		defer GinkgoRecover()
-		defer close(p.done)
-		for ctx.Err() == nil {
-			redis := &myappv1.Redis{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cache"}, Spec: myappv1.RedisSpec{Replicas: 1}}
-			err := env.Client.Create(ctx, redis, client.DryRunAll)
-			switch {
-			case ctx.Err() != nil:
-				return
-			case err != nil && containsAll(err.Error(), webhookDenied, "pod cache-0 already exists"):
-				p.refused++
-			default:
-				p.admitted = append(p.admitted, fmt.Sprint(err))
-			}
-			select {
-			case <-ctx.Done():
-			case <-time.After(100 * time.Millisecond):
+	var tokenVolume string
+	for _, v := range pod.Spec.Volumes {
+		if v.Secret != nil {
+			// From chapter 11 on, the webhook's serving certificate.
+			secret := &corev1.Secret{}
+			Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: framework.OperatorNamespace, Name: v.Secret.SecretName}, secret)).To(Succeed())
+			Expect(secret.Type).To(Equal(corev1.SecretTypeTLS), "pod %s mounts the Secret %s, which is no TLS certificate", pod.Name, v.Secret.SecretName)
+			continue
+		}
+		if v.Projected == nil {
+			continue
+		}
+		for _, src := range v.Projected.Sources {
+			if t := src.ServiceAccountToken; t != nil {
+				tokenVolume = v.Name
+				Expect(t.ExpirationSeconds).NotTo(BeNil())
+				GinkgoWriter.Printf("projected volume %s: token %s, expires after %d s, renewed by the kubelet\n", v.Name, t.Path, *t.ExpirationSeconds)
 			}
 		}
-	}()
-	return p
+	}
+	Expect(tokenVolume).NotTo(BeEmpty(), "pod %s has no projected ServiceAccount token", pod.Name)
+	Expect(pod.Spec.Containers[0].VolumeMounts).To(ContainElement(And(
+		HaveField("Name", tokenVolume),
+		HaveField("MountPath", "/var/run/secrets/kubernetes.io/serviceaccount"),
+		HaveField("ReadOnly", true))))
+
+	secrets := &corev1.SecretList{}
+	Expect(env.Client.List(ctx, secrets, client.InNamespace(framework.OperatorNamespace))).To(Succeed())
+	for _, s := range secrets.Items {
+		Expect(s.Type).NotTo(Equal(corev1.SecretTypeServiceAccountToken), "Secret %s holds a ServiceAccount token", s.Name)
+	}
 }
 
-// stop ends the probe and returns its counts.
-func (p *collisionProbe) stop() (refused int, admitted []string) {
-	p.cancel()
-	<-p.done
-	return p.refused, p.admitted
-}
-
-// expectDownWebhook: while a replica answers, the webhook refuses a
-// colliding Redis; with none, failurePolicy Ignore (the chapter's) admits
-// it. With failurePolicy Fail, the API server refuses every create and
-// update it cannot send to the webhook, but not a delete, which the
-// webhook does not intercept, nor the removal of a finalizer of a Redis
-// being deleted, which its matchConditions leave out.
-func expectDownWebhook(ctx context.Context, ns string) {
+// expectUndeployKeepsRedis: `make undeploy` removes the operator and
+// leaves the CRD, every Redis and its pods; `make deploy` brings the
+// operator back, and it looks after the same objects: a pod deleted
+// afterwards is rebuilt.
+func expectUndeployKeepsRedis(ctx context.Context, ns string) {
 	GinkgoHelper()
 	c := env.InCluster
-	foreign := createForeignPod(ctx, ns, "cache-1")
-	_, err := env.Apply(ctx, framework.RedisManifest(ns, "held", 0))
+	c.ExpectReplicasRun(ctx)
+	env.CreateRedis(ctx, ns, "cache", 3)
+	redis, err := env.Redis(ctx, ns, "cache")
 	Expect(err).NotTo(HaveOccurred())
-	env.MustKubectl(ctx, "patch", "redis", "held", "-n", ns, "--type=merge", "-p", `{"metadata":{"finalizers":["example.com/hold"]}}`)
-	DeferCleanup(func(ctx SpecContext) { // if the spec fails before it removes it
-		_, _ = env.Kubectl.Run(ctx, "patch", "redis", "held", "-n", ns, "--type=merge", "-p", `{"metadata":{"finalizers":null}}`)
-	})
+	uids := env.PodUIDs(ctx, ns, "cache")
 
-	framework.LessonStep("the webhook refuses a colliding Redis while a replica runs; with no replica, failurePolicy Ignore admits it")
-	framework.DecidingCheck("kubectl apply of a colliding Redis fails with the webhook's denial; with every replica stopped, it succeeds")
-	_, err = env.Apply(ctx, framework.RedisManifest(ns, "cache", 2))
-	Expect(err).To(MatchError(ContainSubstring(webhookDenied)), "the webhook did not refuse a colliding Redis")
-	By("stopping every replica of the operator")
-	c.StopAll(ctx)
-	DeferCleanup(func(ctx SpecContext) {
-		env.SetFailurePolicy(ctx, "Ignore")
-		c.StartAll(ctx)
-	})
-	_, err = env.Apply(ctx, framework.RedisManifest(ns, "cache", 2))
-	Expect(err).NotTo(HaveOccurred(), "with failurePolicy Ignore, the API server refused a Redis that no webhook answered for")
+	Expect(c.Undeploy(ctx)).To(Succeed())
+	ns0 := &corev1.Namespace{}
+	err = env.Client.Get(ctx, client.ObjectKey{Name: framework.OperatorNamespace}, ns0)
+	Expect(apierrors.IsNotFound(err)).To(BeTrue(), "make undeploy left namespace %s: %v", framework.OperatorNamespace, err)
+	env.MustKubectl(ctx, "get", "crd", framework.CRDName) // make undeploy did not delete it
+	after, err := env.Redis(ctx, ns, "cache")
+	Expect(err).NotTo(HaveOccurred(), "the Redis is gone after make undeploy")
+	Expect(after.UID).To(Equal(redis.UID))
+	Expect(env.PodUIDs(ctx, ns, "cache")).To(Equal(uids), "the pods changed with make undeploy")
 
-	By("with failurePolicy Fail, creates and updates are refused; a delete and a finalizer's removal are not")
-	env.SetFailurePolicy(ctx, "Fail")
-	// The API server applies a changed webhook configuration a moment
-	// later: server-side dry runs (which store nothing) until it refuses.
-	failed := fmt.Sprintf("failed calling webhook %q", framework.WebhookName)
-	start := time.Now()
-	Eventually(func() error {
-		_, err := env.Apply(ctx, framework.RedisManifest(ns, "db", 1), "--dry-run=server")
-		return err
-	}).WithContext(ctx).Should(MatchError(ContainSubstring(failed)), "with failurePolicy Fail, the API server let a create through")
-	GinkgoWriter.Printf("the API server refused creates %s after failurePolicy became Fail\n", time.Since(start).Round(time.Millisecond))
-	_, err = env.Apply(ctx, framework.RedisManifest(ns, "db", 1))
-	Expect(err).To(MatchError(ContainSubstring(failed)))
-	_, err = env.Redis(ctx, ns, "db")
-	Expect(err).To(Satisfy(apierrors.IsNotFound))
-	_, err = env.Kubectl.Run(ctx, "patch", "redis", "cache", "-n", ns, "--type=merge", "-p", `{"spec":{"replicas":1}}`)
-	Expect(err).To(MatchError(ContainSubstring("failed calling webhook")), "an update went through a webhook that failed")
-	_, err = env.Kubectl.Run(ctx, "delete", "redis", "cache", "-n", ns)
-	Expect(err).NotTo(HaveOccurred(), "a delete went to the webhook, which failed")
-	env.MustKubectl(ctx, "delete", "redis", "held", "-n", ns, "--wait=false")
-	_, err = env.Kubectl.Run(ctx, "patch", "redis", "held", "-n", ns, "--type=json", "-p", `[{"op":"remove","path":"/metadata/finalizers"}]`)
-	Expect(err).NotTo(HaveOccurred(), "the removal of the last finalizer of a Redis being deleted went to the webhook, which failed")
-	env.ExpectGone(ctx, &myappv1.Redis{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "held"}})
-
-	pod, err := env.Pod(ctx, ns, "cache-1")
+	Expect(c.Deploy(ctx)).To(Succeed())
+	c.ExpectReplicasRun(ctx)
+	after, err = env.Redis(ctx, ns, "cache")
 	Expect(err).NotTo(HaveOccurred())
-	Expect(pod.UID).To(Equal(foreign.UID), "the foreign pod was replaced")
-}
-
-// expectHungWebhook: while every replica hangs (SIGSTOP: connections are
-// accepted, never answered), a create waits for the webhook's
-// timeoutSeconds, read from the deployed configuration, and failurePolicy
-// Ignore then admits it. "No more" is measured against a create through
-// the answering webhook just before: the same kubectl, API server and
-// storage, without the wait.
-func expectHungWebhook(ctx context.Context, ns string) {
-	GinkgoHelper()
-	c := env.InCluster
-	createForeignPod(ctx, ns, "cache-1")
-	timeout, err := framework.WebhookTimeout(ctx, env.Client)
-	Expect(err).NotTo(HaveOccurred())
-
-	By("a create while the webhook answers, the baseline")
-	start := time.Now()
-	_, err = env.Apply(ctx, framework.RedisManifest(ns, "baseline", 0))
-	baseline := time.Since(start)
-	Expect(err).NotTo(HaveOccurred())
-
-	By("freezing every replica of the operator (SIGSTOP)")
-	Expect(c.Freeze(ctx, true)).To(Succeed())
-	DeferCleanup(func(ctx SpecContext) {
-		Expect(c.Freeze(ctx, false)).To(Succeed())
-		Expect(c.WaitForWebhook(ctx)).To(Succeed())
-	})
-	// Twice the baseline for a busy machine, and a second for the API
-	// server's own timer.
-	bound := timeout + 2*baseline + time.Second
-	framework.LessonStep(fmt.Sprintf("a create waits the webhook's timeoutSeconds (%s) for the hung webhook, then is admitted", timeout))
-	start = time.Now()
-	_, err = env.Apply(ctx, framework.RedisManifest(ns, "cache", 2))
-	took := time.Since(start)
-	GinkgoWriter.Printf("the create returned after %s (the baseline create %s, the bound %s)\n",
-		took.Round(time.Millisecond), baseline.Round(time.Millisecond), bound.Round(time.Millisecond))
-	Expect(err).NotTo(HaveOccurred(), "with failurePolicy Ignore, the API server refused a Redis that the webhook did not answer for")
-	Expect(took).To(BeNumerically(">=", timeout), "the create did not wait for the webhook")
-	Expect(took).To(BeNumerically("<", bound), "the create waited longer than the webhook's timeoutSeconds and a baseline create's time")
-}
-
-func containsAll(s string, subs ...string) bool {
-	for _, sub := range subs {
-		if !strings.Contains(s, sub) {
-			return false
-		}
-	}
-	return true
-}
-
-// fileCertSerial returns the serial number of the PEM certificate in file.
-func fileCertSerial(file string) (*big.Int, error) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, err
-	}
-	block, _ := pem.Decode(data)
-	if block == nil {
-		return nil, fmt.Errorf("%s: no PEM block", file)
-	}
-	cert, err := x509.ParseCertificate(block.Bytes)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	return cert.SerialNumber, nil
+	Expect(after.UID).To(Equal(redis.UID), "the Redis is another object after make deploy")
+	Expect(env.PodUIDs(ctx, ns, "cache")).To(Equal(uids), "the pods changed with make deploy")
+	framework.ExpectPodComesBack(ctx, env.Env, ns)
 }

@@ -1,11 +1,11 @@
 //go:build e2e
 
-// Package chapter10 is the end-to-end suite of chapter 10, admission: the
-// operator deployed with its validating webhook (make deploy), as in
-// chapter 9, and the chapter's CRD with its CEL rules (make install). It
-// checks with kubectl what the API server refuses, and why, before
-// anything is stored; how the webhook's certificate is rotated; and what
-// a webhook that no replica serves does to creates, updates and deletes.
+// Package chapter10 is the end-to-end suite of chapter 10, in the cluster:
+// it deploys the operator as a user does (make deploy: the image built
+// offline, the manifests of config/) and checks with kubectl and the
+// Lease what two replicas do. On kind they are the Deployment's pods; the
+// local backend runs no containers, so there they are two host processes
+// of the image's binary with the Deployment's flags and ServiceAccount.
 package chapter10
 
 import (
@@ -21,5 +21,5 @@ var env = framework.NewInClusterSuite(10)
 
 func TestChapter10(t *testing.T) {
 	RegisterFailHandler(Fail)
-	RunSpecs(t, "Chapter 10: admission", Label("chapter-10"))
+	RunSpecs(t, "Chapter 10: in the cluster", Label("chapter-10"))
 }

@@ -4,867 +4,369 @@ package chapter11
 
 import (
 	"context"
-	"errors"
+	"crypto/x509"
+	"encoding/pem"
 	"fmt"
-	"slices"
+	"math/big"
+	"os"
 	"strings"
-	"syscall"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"example.com/redis-operator/operator/faults"
+	myappv1 "example.com/redis-operator/api/v1"
 	"example.com/redis-operator/tests/framework"
 )
 
-var _ = Describe("The operator crashed right after each of its writes in turn", Serial, func() {
-	It("ends every step of the scenario as the run without a crash does", framework.Lesson, framework.CrashSweep, func(ctx SpecContext) {
-		expectCrashSweep(ctx)
+// The behaviour of the chapters before, with the webhook in the way of
+// every create and update.
+
+var _ = Describe("A pod deleted with kubectl, with the operator and its webhook deployed", func() {
+	It("comes back with the same name, a new UID, and runs", func(ctx SpecContext) {
+		ns := env.NewNamespace(ctx)
+		env.CreateRedis(ctx, ns, "cache", 3)
+		framework.ExpectPodComesBack(ctx, env.Env, ns)
 	})
 })
 
-var _ = Describe("The operator stopped while a Redis changes three times", Serial, func() {
-	It("acts, once started, on the last state only", func(ctx SpecContext) {
-		expectLastStateOnly(ctx, env.NewNamespace(ctx))
+// What chapter 11 changes.
+
+var _ = Describe("The CRD's CEL rules", func() {
+	It("refuse a bad image and a change of image, each with a message that says what to fix", framework.Lesson, func(ctx SpecContext) {
+		expectCELRulesRefuse(ctx, env.NewNamespace(ctx))
 	})
 })
 
-var _ = Describe("A cache that is behind", Serial, func() {
-	It("cannot make the operator delete a pod that took the name of one of its own: the UID precondition refuses it", framework.Lesson, func(ctx SpecContext) {
-		expectStaleCacheSparesForeignPod(ctx, env.NewNamespace(ctx))
+var _ = Describe("The validating webhook", func() {
+	It("refuses a Redis whose pod names other pods hold, naming them, and warns when a Redis grows into one", framework.Lesson, func(ctx SpecContext) {
+		expectWebhookRefusesCollision(ctx, env.NewNamespace(ctx))
+	})
+
+	It("keeps answering while its certificate is rotated, and serves the new one with no restart", Serial, framework.Containers, func(ctx SpecContext) {
+		expectCertRotation(ctx, env.NewNamespace(ctx))
+	})
+
+	It("when no replica answers, lets creates through (failurePolicy Ignore); with Fail, blocks creates and updates but never a delete", Serial, framework.Lesson, func(ctx SpecContext) {
+		expectDownWebhook(ctx, env.NewNamespace(ctx))
 	})
 })
 
-var _ = Describe("Writes answered with 409 Conflict", Serial, func() {
-	It("are made again until the scenario ends as the run without faults does", framework.Lesson, func(ctx SpecContext) {
-		expectConvergesThroughConflicts(ctx, env.NewNamespace(ctx))
+var _ = Describe("A webhook that hangs", Serial, func() {
+	It("holds a create for its timeoutSeconds, no more, and then lets it through (failurePolicy Ignore)", func(ctx SpecContext) {
+		expectHungWebhook(ctx, env.NewNamespace(ctx))
 	})
 })
 
-var _ = Describe("The API server stopped and started again", Serial, framework.RestartsAPIServer, func() {
-	It("does not end an operator without leader election: its watches reconnect, and it acts on what changed", func(ctx SpecContext) {
-		expectRecoversFromAPIServerRestart(ctx, env.NewNamespace(ctx), false)
-	})
-	It("makes an operator with leader election give up its Lease and exit; restarted, it takes the Lease over and acts", func(ctx SpecContext) {
-		expectRecoversFromAPIServerRestart(ctx, env.NewNamespace(ctx), true)
-	})
-})
+// The bodies of the specs above. They need the operator deployed with
+// its webhook (NewInClusterSuite).
 
-// The bodies of the specs above. Each runs the operator under
-// StartSupervised, so that when it crashes it is back at once.
+// webhookDenied is how the API server begins a refusal of the webhook.
+var webhookDenied = fmt.Sprintf("admission webhook %q denied the request", framework.WebhookName)
 
-// countWrites is the environment of an operator that logs its writes and
-// injects no fault.
-var countWrites = []string{faults.EnvCrashAfterWrite + "=0"}
-
-// A crashPoint is where a run of the sweep crashes the operator: right
-// after a write, or right before one, named as the operator names its
-// writes ("delete Pod cache-4#1": the first delete of pod cache-4).
-type crashPoint struct {
-	Before bool
-	Write  string
+// redisImageManifest is a Redis with spec.image set.
+func redisImageManifest(ns, name string, replicas int, image string) string {
+	return framework.RedisManifest(ns, name, replicas) + fmt.Sprintf("  image: %q\n", image)
 }
 
-func (p crashPoint) String() string {
-	if p.Before {
-		return "before " + p.Write
+// expectCELRulesRefuse: the CRD's CEL rules refuse a Redis whose image has
+// whitespace, no tag or a malformed digest, each with its message, and a
+// change of the image of a Redis; nothing a refused object asks for is
+// created.
+func expectCELRulesRefuse(ctx context.Context, ns string) {
+	GinkgoHelper()
+	framework.LessonStep("the CRD's CEL rules refuse a Redis whose image has whitespace, no tag or a malformed digest, saying why; nothing is created")
+	framework.DecidingCheck("kubectl apply of each bad image fails with the CEL rule's message; no Redis and no pod is stored")
+	for _, tc := range []struct{ image, message string }{
+		{"redis 7.0", `spec.image: Invalid value: "redis 7.0": must not contain spaces or other whitespace`},
+		{"redis", `spec.image: Invalid value: "redis": must end with a tag or a digest`},
+		{"redis@sha256:0123abc", `spec.image: Invalid value: "redis@sha256:0123abc": must end with a tag or a digest`},
+	} {
+		_, err := env.Apply(ctx, redisImageManifest(ns, "bad", 1, tc.image))
+		Expect(err).To(MatchError(ContainSubstring(tc.message)), "a Redis with image %q was not refused with its message", tc.image)
 	}
-	return "after " + p.Write
+	_, err := env.Redis(ctx, ns, "bad")
+	Expect(err).To(Satisfy(apierrors.IsNotFound), "a refused Redis was stored")
+	pods := &corev1.PodList{}
+	Expect(env.Client.List(ctx, pods, client.InNamespace(ns))).To(Succeed())
+	Expect(pods.Items).To(BeEmpty(), "pods were created for a refused Redis")
+
+	By("a Redis with a tag is admitted; a change of its image is refused, and the image stays")
+	_, err = env.Apply(ctx, redisImageManifest(ns, "cache", 1, myappv1.DefaultImage))
+	Expect(err).NotTo(HaveOccurred())
+	env.ExpectPodsRun(ctx, ns, "cache", 1)
+	_, err = env.Kubectl.Run(ctx, "patch", "redis", "cache", "-n", ns, "--type=merge", "-p", `{"spec":{"image":"redis:7.2"}}`)
+	Expect(err).To(MatchError(ContainSubstring(`spec.image: Invalid value: "redis:7.2": cannot be changed`)), "the image of a Redis was changed")
+	redis, err := env.Redis(ctx, ns, "cache")
+	Expect(err).NotTo(HaveOccurred())
+	Expect(redis.Spec.Image).To(Equal(myappv1.DefaultImage))
 }
 
-// vars is the operator's environment that asks for the crash.
-func (p crashPoint) vars() []string {
-	if p.Before {
-		return []string{faults.EnvCrashBeforeWrite + "=" + p.Write}
-	}
-	return []string{faults.EnvCrashAfterWrite + "=" + p.Write}
+// expectWebhookRefusesCollision: a Redis whose pod names are held by a pod
+// that no Redis of its name controls is refused at create, with the pod
+// named; nothing is created and the pod stays. A Redis that grows into
+// such a name is admitted with a warning.
+func expectWebhookRefusesCollision(ctx context.Context, ns string) {
+	GinkgoHelper()
+	foreign := createForeignPod(ctx, ns, "cache-1")
+
+	framework.LessonStep("the webhook refuses a Redis named cache of 3 replicas, naming pod cache-1; nothing is created and the pod stays")
+	framework.DecidingCheck("kubectl apply fails with the webhook's denial naming pod cache-1; no Redis is stored, and the one pod is the foreign one")
+	_, err := env.Apply(ctx, framework.RedisManifest(ns, "cache", 3))
+	Expect(err).To(MatchError(And(ContainSubstring(webhookDenied), ContainSubstring("pod cache-1 already exists"))),
+		"a Redis whose pod name another pod holds was admitted")
+	_, err = env.Redis(ctx, ns, "cache")
+	Expect(err).To(Satisfy(apierrors.IsNotFound), "the refused Redis was stored")
+	pods := &corev1.PodList{}
+	Expect(env.Client.List(ctx, pods, client.InNamespace(ns))).To(Succeed())
+	Expect(pods.Items).To(ConsistOf(HaveField("UID", foreign.UID)), "the namespace holds other pods than the foreign one")
+
+	By("a Redis that grows into a name another pod holds is admitted, with a warning naming it")
+	env.CreateRedis(ctx, ns, "db", 1)
+	createForeignPod(ctx, ns, "db-1")
+	_, warnings, err := env.Kubectl.Output(ctx, "", "patch", "redis", "db", "-n", ns, "--type=merge", "-p", `{"spec":{"replicas":2}}`)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(warnings).To(ContainSubstring(`Warning: pod db-1 exists and no Redis named "db" controls it`))
 }
 
-// nameOf is a write's name without its number among those of that name:
-// "delete Pod cache-4".
-func nameOf(write string) string {
-	name, _, _ := strings.Cut(write, "#")
-	return name
+// createForeignPod creates a pod that no Redis controls and returns it.
+func createForeignPod(ctx context.Context, ns, name string) *corev1.Pod {
+	GinkgoHelper()
+	By(fmt.Sprintf("creating pod %s, which no Redis controls", name))
+	_, err := env.Apply(ctx, framework.ForeignPodManifest(ns, name))
+	Expect(err).NotTo(HaveOccurred())
+	pod, err := env.Pod(ctx, ns, name)
+	Expect(err).NotTo(HaveOccurred())
+	return pod
 }
 
-// crashPoints are the sweep's points for the writes of the clean run:
-// right after each, and right before each that follows a write of another
-// name, one the clean run makes several times. Which status patch is the
-// 12th depends on how events fell together in that run; the first delete
-// of cache-4 does not, and right before it is right after whichever patch
-// came last.
-func crashPoints(writes []faults.Write) []crashPoint {
-	made := map[string]int{}
-	for _, w := range writes {
-		made[nameOf(w.Name)]++
-	}
-	var points []crashPoint
-	for i, w := range writes {
-		if prev := i - 1; prev >= 0 && made[nameOf(writes[prev].Name)] > 1 && nameOf(writes[prev].Name) != nameOf(w.Name) {
-			points = append(points, crashPoint{Before: true, Write: w.Name})
-		}
-		points = append(points, crashPoint{Write: w.Name})
-	}
-	return points
-}
-
-// SweepSummary is what a crash sweep found, printed in the report.
-type SweepSummary struct {
-	// Writes is how many writes the clean run made, and Names their names
-	// without numbers, in the order of their first write.
-	Writes int
-	Names  []string
-	// Runs counts the scenario's runs, retries included.
-	Runs int
-	// CrashedAfter counts, for each name, the runs that crashed right
-	// after one of its writes; CrashedBefore the runs that crashed right
-	// before a write.
-	CrashedAfter  map[string]int
-	CrashedBefore int
-	// Missed are the points that no run reached, in two tries: a run made
-	// fewer status patches than the clean run, say.
-	Missed []crashPoint
-	// Failures says, for each run that did not end as the clean run did,
-	// or did not crash as asked, why.
-	Failures []string
-	// Left counts the points not run: the sweep stopped at its first
-	// failure (Ginkgo's --fail-fast).
-	Left int
-}
-
-func (s SweepSummary) String() string {
-	var after []string
-	for _, name := range s.Names {
-		after = append(after, fmt.Sprintf("%s ×%d", name, s.CrashedAfter[name]))
-	}
-	missed := ""
-	if len(s.Missed) > 0 {
-		missed = fmt.Sprintf(" (%v)", s.Missed)
-	}
-	stopped := ""
-	if s.Left > 0 {
-		stopped = fmt.Sprintf(" (--fail-fast: stopped there, %d points not run)", s.Left)
-	}
-	return fmt.Sprintf("crash sweep: %d writes in the clean run, %d distinct; %d runs; crashed right after: %s; right before a write: %d; points not reached twice: %d%s; %d failures%s",
-		s.Writes, len(s.Names), s.Runs, strings.Join(after, ", "), s.CrashedBefore, len(s.Missed), missed, len(s.Failures), stopped)
-}
-
-// expectCrashSweep runs Scenario once with the operator counting its
-// writes, then once for each crash point of that clean run (crashPoints),
-// with the operator crashed there and restarted at once. A run that did
-// not reach its point is made again once. Every run that crashed must
-// reach the clean run's state after every step, with the same details
-// (State.Details), and make no write after the last step; every write of
-// the clean run must have been crashed after at least once. Each run has
-// a namespace and an operator of its own (Operator.Scoped), so that
-// sweepRunsAtOnce runs go at once. The sweep runs every point and reports
-// every failing run, unless Ginkgo runs with --fail-fast: then it starts
-// no run after the first failure (prove's mutant runs do: one failing run
-// is the verdict).
-func expectCrashSweep(ctx context.Context) {
-	steps := scenario()
-	By("the clean run: the scenario with the operator counting its writes")
-	// An API server that an earlier spec restarted maps the kind Redis
-	// again only once its discovery has caught up.
-	env.WaitForOwnerMapping(ctx)
-	cleanNS := env.NewNamespace(ctx)
-	cleanOperator := env.Operator.Scoped(cleanNS)
-	Expect(cleanOperator.StartSupervised(ctx, countWrites, countWrites)).To(Succeed())
-	DeferCleanup(cleanOperator.Stop)
-	clean := runScenario(ctx, cleanNS, steps)
-	expectNoStrayWrite(ctx, cleanOperator, cleanNS)
-	Expect(cleanOperator.Stop()).To(Succeed())
-	Expect(cleanOperator.Exits()).To(BeEmpty(), "the operator exited during the clean run")
-
-	framework.LessonStep("the clean run's writes are named, and the operator is crashed right after each one in turn")
-	writes := cleanOperator.WritesSince(0)
-	Expect(writes).NotTo(BeEmpty(), "the operator logged no write: it does not read %s", faults.EnvCrashAfterWrite)
-	summary := SweepSummary{Writes: len(writes), CrashedAfter: map[string]int{}}
-	var lines []string
-	for _, w := range writes {
-		lines = append(lines, w.String()+" = "+w.Name)
-		if _, ok := summary.CrashedAfter[nameOf(w.Name)]; !ok {
-			summary.Names = append(summary.Names, nameOf(w.Name))
-			summary.CrashedAfter[nameOf(w.Name)] = 0
+// expectCertRotation: the webhook serves the certificate make deploy made;
+// after `make rotate-webhook-cert`, every replica serves the new one with
+// no restart, and the webhook refuses a colliding Redis all along: a
+// probe asks it every 100 ms, from before the rotation until every
+// replica serves the new certificate.
+func expectCertRotation(ctx context.Context, ns string) {
+	GinkgoHelper()
+	c := env.InCluster
+	createForeignPod(ctx, ns, "cache-0")
+	// A replica may have exited before (a leader that could not renew its
+	// Lease in time, on a busy machine, exits as it should): all run again
+	// first.
+	c.ExpectReplicasRun(ctx)
+	replicas, err := c.Replicas(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(replicas).To(HaveLen(framework.DeployedReplicas), "a rotation with fewer replicas than deployed proves less")
+	restarts := c.Processes(ctx)
+	certDir := framework.WebhookCertDir()
+	before, err := fileCertSerial(certDir + "/tls.crt")
+	Expect(err).NotTo(HaveOccurred())
+	serving := func(want *big.Int) func(Gomega) {
+		return func(g Gomega) {
+			for _, r := range replicas {
+				got, err := c.ServedCertSerial(ctx, r)
+				g.Expect(err).NotTo(HaveOccurred(), "%s serves no certificate on the webhook's port", r.Name)
+				g.Expect(got).To(Equal(want), "%s serves another certificate", r.Name)
+			}
 		}
 	}
-	AddReportEntry("the clean run's writes", strings.Join(lines, "\n"))
 
-	points := crashPoints(writes)
-	suiteConfig, _ := GinkgoConfiguration()
-	type run struct {
-		index, try int
-		point      crashPoint
+	By("every replica serves make deploy's certificate, then, after make rotate-webhook-cert, the new one, with no restart; the webhook refuses a colliding Redis all along")
+	Eventually(serving(before)).WithContext(ctx).WithPolling(time.Second).Should(Succeed())
+	probe := startCollisionProbe(ctx, ns)
+	Expect(env.Make(ctx, "rotate-webhook-cert")).To(Succeed())
+	after, err := fileCertSerial(certDir + "/tls.crt")
+	Expect(err).NotTo(HaveOccurred())
+	Expect(after).NotTo(Equal(before), "make rotate-webhook-cert kept the serving certificate")
+	By("every replica serves the new certificate, with no restart, and the probe was refused all along")
+	start := time.Now()
+	// The kubelet updates a mounted Secret at its next sync of the pod:
+	// on the course's kind cluster within 10 s, by default within a
+	// minute. Replicas that are not pods (the local backend's) read the
+	// files that make rotate-webhook-cert writes.
+	wait := framework.EventuallyTimeout()
+	if c.Pods() {
+		wait = max(wait, 3*time.Minute)
 	}
-	type result struct {
-		run
-		reached bool
-		failure string
-	}
-	done := make(chan result)
-	var again []run // points not reached at the first try
-	next, running := 0, 0
-	for {
-		for running < sweepRunsAtOnce && (!suiteConfig.FailFast || len(summary.Failures) == 0) {
-			var r run
+	Eventually(serving(after)).WithContext(ctx).WithTimeout(wait).WithPolling(2 * time.Second).Should(Succeed())
+	refused, admitted := probe.stop()
+	GinkgoWriter.Printf("every replica served the new certificate %s after the rotation; the webhook refused the probe %d times, and let it through %d times\n",
+		time.Since(start).Round(time.Second), refused, len(admitted))
+	Expect(refused).To(BeNumerically(">", 0), "the probe never reached the webhook")
+	Expect(admitted).To(BeEmpty(), "the webhook did not answer during the rotation")
+	Expect(c.Processes(ctx)).To(Equal(restarts), "a replica restarted to serve the new certificate")
+}
+
+// collisionProbe asks the webhook about a colliding Redis, again and
+// again, until stopped.
+type collisionProbe struct {
+	cancel   context.CancelFunc
+	done     chan struct{}
+	refused  int
+	admitted []string
+}
+
+// startCollisionProbe creates Redis cache of one replica in ns, where a
+// pod that no Redis controls holds cache-0, every 100 ms as a server-side
+// dry run (which stores nothing) with the suite's client: the webhook must
+// refuse it each time. Where it did not, admitted records the error or
+// the lack of one.
+func startCollisionProbe(ctx context.Context, ns string) *collisionProbe {
+	ctx, cancel := context.WithCancel(ctx)
+	p := &collisionProbe{cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer GinkgoRecover()
+		defer close(p.done)
+		for ctx.Err() == nil {
+			redis := &myappv1.Redis{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cache"}, Spec: myappv1.RedisSpec{Replicas: 1}}
+			err := env.Client.Create(ctx, redis, client.DryRunAll)
 			switch {
-			case len(again) > 0:
-				r, again = again[0], again[1:]
-			case next < len(points):
-				r = run{index: next + 1, try: 1, point: points[next]}
-				next++
+			case ctx.Err() != nil:
+				return
+			case err != nil && containsAll(err.Error(), webhookDenied, "pod cache-0 already exists"):
+				p.refused++
 			default:
+				p.admitted = append(p.admitted, fmt.Sprint(err))
 			}
-			if r.try == 0 {
-				break
+			select {
+			case <-ctx.Done():
+			case <-time.After(100 * time.Millisecond):
 			}
-			ns := env.NewNamespace(ctx)
-			By(fmt.Sprintf("run %d of %d, try %d: crash %s (namespace %s)", r.index, len(points), r.try, r.point, ns))
-			running++
-			go func() {
-				res := result{run: r, failure: "the run ended in a panic"}
-				defer func() { done <- res }()
-				defer GinkgoRecover()
-				res.reached, res.failure = crashRun(ctx, ns, steps, clean, r.point)
-			}()
-		}
-		if running == 0 {
-			break
-		}
-		res := <-done
-		running--
-		summary.Runs++
-		switch {
-		case res.failure != "":
-			summary.Failures = append(summary.Failures, fmt.Sprintf("crash %s: %s", res.point, res.failure))
-		case !res.reached && res.try == 1:
-			again = append(again, run{index: res.index, try: 2, point: res.point}) // fewer writes of that name this time: once more
-		case !res.reached:
-			summary.Missed = append(summary.Missed, res.point)
-		case res.point.Before:
-			summary.CrashedBefore++
-		default:
-			summary.CrashedAfter[nameOf(res.point.Write)]++
-		}
-	}
-	summary.Left = len(points) - next
-	AddReportEntry("crash sweep", summary.String(), ReportEntryVisibilityAlways)
-	GinkgoWriter.Println(summary)
-	// The runs' failures were collected, so that one run that fails does
-	// not hide the others: they fail the spec here, in this step.
-	By("every run ended each step of the scenario as the clean run did")
-	framework.DecidingCheck("no run failed, and every distinct write of the clean run was crashed right after at least once")
-	Expect(summary.Failures).To(BeEmpty(), "%s", summary)
-	for _, name := range summary.Names {
-		Expect(summary.CrashedAfter[name]).To(BeNumerically(">", 0), "no run crashed right after a write %q of the clean run: %s", name, summary)
-	}
-}
-
-// sweepRunsAtOnce is how many runs of the crash sweep go at once. A run
-// mostly waits, for the operator to start and for the cluster to act on
-// each step; three at once take a third of the time, on two cores, on
-// either back-end.
-const sweepRunsAtOnce = 3
-
-// crashRun runs the scenario in namespace ns with an operator of its own,
-// crashed at point and restarted at once. It reports whether the run
-// reached the point and, if it did not end each step as the clean run did
-// or did not crash as asked, why. It runs beside other runs, in a
-// goroutine of the sweep: it asserts with a Gomega of its own, which turns
-// a failure into what it returns, and says its steps in GinkgoWriter.
-func crashRun(ctx context.Context, ns string, steps []Step, clean []State, point crashPoint) (reached bool, failure string) {
-	op := env.Operator.Scoped(ns)
-	say := func(step string) { GinkgoWriter.Printf("%s: %s\n", ns, step) }
-	if err := op.StartSupervised(ctx, point.vars(), countWrites); err != nil {
-		return false, fmt.Sprintf("starting its operator: %v", err)
-	}
-	var states []State
-	err := runFailure(func(g Gomega) { states = runScenarioWith(ctx, g, say, ns, steps) })
-	var stray error
-	if err == nil {
-		stray = runFailure(func(g Gomega) { expectNoStrayWriteWith(ctx, g, op, ns) })
-	} else {
-		// What the run left would be reconciled by the operators of the
-		// specs after this one, which watch every namespace: it goes now,
-		// with its own operator, while that still runs.
-		say("deleting what the failed run left")
-		if left := runFailure(func(g Gomega) {
-			_, err := env.Kubectl.Run(ctx, "delete", "redis", "--all", "-n", ns, "--wait=false")
-			g.Expect(err).NotTo(HaveOccurred())
-			g.Eventually(func(g Gomega) []string {
-				s, err := stateOf(ctx, ns, scenarioRedis)
-				g.Expect(err).NotTo(HaveOccurred())
-				return s.Pods
-			}).WithContext(ctx).WithTimeout(framework.EventuallyTimeout()).Should(BeEmpty())
-		}); left != nil {
-			err = fmt.Errorf("%w; its namespace did not empty: %w", err, left)
-		}
-	}
-	stopErr := op.Stop()
-	exits := op.Exits()
-	var crash *faults.Write
-	for _, w := range op.WritesSince(0) {
-		if w.Crash {
-			crash = &w
-		}
-	}
-	switch {
-	case err != nil:
-		return crash != nil, fmt.Sprintf("%v (its operator's log: %s)", err, op.LogPath)
-	case stopErr != nil:
-		return crash != nil, fmt.Sprintf("stopping its operator: %v", stopErr)
-	case crash == nil && len(exits) == 0:
-		return false, ""
-	case crash == nil || crash.Name != point.Write || crash.Before != point.Before || len(exits) != 1 || !framework.Crashed(exits[0]):
-		return true, fmt.Sprintf("the operator exited %v, its crash line %+v; want one crash %s", exits, crash, point)
-	}
-	for i := range states {
-		if states[i].Status != clean[i].Status || !slices.Equal(states[i].Pods, clean[i].Pods) {
-			failure += fmt.Sprintf("after step %q: %v, the clean run %v; ", steps[i].Name, states[i], clean[i])
-		}
-		if d := detailsDiff(states[i].Details, clean[i].Details); d != "" {
-			failure += fmt.Sprintf("after step %q, not as in the clean run: %s; ", steps[i].Name, d)
-		}
-	}
-	if stray != nil {
-		failure += stray.Error()
-	}
-	return true, strings.TrimSuffix(failure, "; ")
-}
-
-// runFailure runs f with a Gomega of its own and returns the first
-// assertion of f that failed, or nil: what InterceptGomegaFailure does for
-// the spec's goroutine, for any goroutine.
-func runFailure(f func(g Gomega)) (err error) {
-	type failed struct{ message string }
-	defer func() {
-		if r := recover(); r != nil {
-			m, ok := r.(failed)
-			if !ok {
-				panic(r)
-			}
-			err = errors.New(m.message)
 		}
 	}()
-	f(NewGomega(func(message string, _ ...int) { panic(failed{message}) }))
-	return nil
+	return p
 }
 
-// detailsDiff says how a run's details differ from the clean run's, or "".
-func detailsDiff(got, clean []string) string {
-	var d []string
-	for _, g := range got {
-		if !slices.Contains(clean, g) {
-			d = append(d, "this run: "+g)
-		}
-	}
-	for _, c := range clean {
-		if !slices.Contains(got, c) {
-			d = append(d, "the clean run: "+c)
-		}
-	}
-	return strings.Join(d, "; ")
+// stop ends the probe and returns its counts.
+func (p *collisionProbe) stop() (refused int, admitted []string) {
+	p.cancel()
+	<-p.done
+	return p.refused, p.admitted
 }
 
-// strayWriteWindow is how long, after the scenario's last step, the
-// operator must make no write in the scenario's namespace: the state was
-// reached, and anything it writes then is a write it should not make.
-const strayWriteWindow = 2 * time.Second
-
-// expectNoStrayWrite checks that operator op makes no write in namespace
-// ns for strayWriteWindow from now.
-func expectNoStrayWrite(ctx context.Context, op *framework.Operator, ns string) {
+// expectDownWebhook: while a replica answers, the webhook refuses a
+// colliding Redis; with none, failurePolicy Ignore (the chapter's) admits
+// it. With failurePolicy Fail, the API server refuses every create and
+// update it cannot send to the webhook, but not a delete, which the
+// webhook does not intercept, nor the removal of a finalizer of a Redis
+// being deleted, which its matchConditions leave out.
+func expectDownWebhook(ctx context.Context, ns string) {
 	GinkgoHelper()
-	expectNoStrayWriteWith(ctx, Default, op, ns)
-}
+	c := env.InCluster
+	foreign := createForeignPod(ctx, ns, "cache-1")
+	_, err := env.Apply(ctx, framework.RedisManifest(ns, "held", 0))
+	Expect(err).NotTo(HaveOccurred())
+	env.MustKubectl(ctx, "patch", "redis", "held", "-n", ns, "--type=merge", "-p", `{"metadata":{"finalizers":["example.com/hold"]}}`)
+	DeferCleanup(func(ctx SpecContext) { // if the spec fails before it removes it
+		_, _ = env.Kubectl.Run(ctx, "patch", "redis", "held", "-n", ns, "--type=merge", "-p", `{"metadata":{"finalizers":null}}`)
+	})
 
-// expectNoStrayWriteWith is expectNoStrayWrite asserting with g.
-func expectNoStrayWriteWith(ctx context.Context, g Gomega, op *framework.Operator, ns string) {
-	offset := op.LogOffset()
-	g.Consistently(func() []faults.Write { return writesIn(ns, op.WritesSince(offset)) }).
-		WithContext(ctx).WithTimeout(strayWriteWindow).Should(BeEmpty(), "a write after the scenario's last step")
-}
+	framework.LessonStep("the webhook refuses a colliding Redis while a replica runs; with no replica, failurePolicy Ignore admits it")
+	framework.DecidingCheck("kubectl apply of a colliding Redis fails with the webhook's denial; with every replica stopped, it succeeds")
+	_, err = env.Apply(ctx, framework.RedisManifest(ns, "cache", 2))
+	Expect(err).To(MatchError(ContainSubstring(webhookDenied)), "the webhook did not refuse a colliding Redis")
+	By("stopping every replica of the operator")
+	c.StopAll(ctx)
+	DeferCleanup(func(ctx SpecContext) {
+		env.SetFailurePolicy(ctx, "Ignore")
+		c.StartAll(ctx)
+	})
+	_, err = env.Apply(ctx, framework.RedisManifest(ns, "cache", 2))
+	Expect(err).NotTo(HaveOccurred(), "with failurePolicy Ignore, the API server refused a Redis that no webhook answered for")
 
-// writesIn keeps the writes to the objects of namespace ns: an earlier
-// spec's namespace may still be going, its Redis reconciled by the same
-// operator, and its writes are not this spec's.
-func writesIn(ns string, writes []faults.Write) []faults.Write {
-	return slices.DeleteFunc(writes, func(w faults.Write) bool { return !strings.HasPrefix(w.Object, ns+"/") })
-}
-
-// startSupervised starts the operator under StartSupervised, and stops it
-// when the spec ends, whatever happened.
-func startSupervised(ctx context.Context, vars, restartVars []string) error {
-	if err := env.Operator.StartSupervised(ctx, vars, restartVars); err != nil {
+	By("with failurePolicy Fail, creates and updates are refused; a delete and a finalizer's removal are not")
+	env.SetFailurePolicy(ctx, "Fail")
+	// The API server applies a changed webhook configuration a moment
+	// later: server-side dry runs (which store nothing) until it refuses.
+	failed := fmt.Sprintf("failed calling webhook %q", framework.WebhookName)
+	start := time.Now()
+	Eventually(func() error {
+		_, err := env.Apply(ctx, framework.RedisManifest(ns, "db", 1), "--dry-run=server")
 		return err
-	}
-	DeferCleanup(env.Operator.Stop)
-	return nil
-}
+	}).WithContext(ctx).Should(MatchError(ContainSubstring(failed)), "with failurePolicy Fail, the API server let a create through")
+	GinkgoWriter.Printf("the API server refused creates %s after failurePolicy became Fail\n", time.Since(start).Round(time.Millisecond))
+	_, err = env.Apply(ctx, framework.RedisManifest(ns, "db", 1))
+	Expect(err).To(MatchError(ContainSubstring(failed)))
+	_, err = env.Redis(ctx, ns, "db")
+	Expect(err).To(Satisfy(apierrors.IsNotFound))
+	_, err = env.Kubectl.Run(ctx, "patch", "redis", "cache", "-n", ns, "--type=merge", "-p", `{"spec":{"replicas":1}}`)
+	Expect(err).To(MatchError(ContainSubstring("failed calling webhook")), "an update went through a webhook that failed")
+	_, err = env.Kubectl.Run(ctx, "delete", "redis", "cache", "-n", ns)
+	Expect(err).NotTo(HaveOccurred(), "a delete went to the webhook, which failed")
+	env.MustKubectl(ctx, "delete", "redis", "held", "-n", ns, "--wait=false")
+	_, err = env.Kubectl.Run(ctx, "patch", "redis", "held", "-n", ns, "--type=json", "-p", `[{"op":"remove","path":"/metadata/finalizers"}]`)
+	Expect(err).NotTo(HaveOccurred(), "the removal of the last finalizer of a Redis being deleted went to the webhook, which failed")
+	env.ExpectGone(ctx, &myappv1.Redis{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "held"}})
 
-// expectLastStateOnly stops the operator, changes a Redis three times, and
-// starts it again: it acts on what the Redis asks for now, and on nothing
-// it did not see. Its writes are one create, of the one pod missing, and
-// status patches.
-func expectLastStateOnly(ctx context.Context, ns string) {
-	steps := scenario()[:1]
-	Expect(startSupervised(ctx, countWrites, countWrites)).To(Succeed())
-	before := runScenario(ctx, ns, steps)[0]
-	Expect(env.Operator.Stop()).To(Succeed())
-
-	By("scaling to 5, then 1, then 4, with the operator stopped")
-	for _, n := range []string{"5", "1", "4"} {
-		env.MustKubectl(ctx, "scale", "redis", scenarioRedis, "-n", ns, "--replicas="+n)
-	}
-	offset := env.Operator.LogOffset()
-	Expect(startSupervised(ctx, countWrites, countWrites)).To(Succeed())
-	after := runScenario(ctx, ns, []Step{{Name: "start the operator", Want: convergedState(4), Do: func(context.Context, string) error { return nil }}})[0]
-	for name, uid := range before.UIDs {
-		Expect(after.UIDs[name]).To(Equal(uid), "pod %s was deleted and made again: the operator acted on a state it never saw", name)
-	}
-	Eventually(func(g Gomega) {
-		var creates []string
-		for _, w := range writesIn(ns, env.Operator.WritesSince(offset)) {
-			g.Expect(w.Error).To(BeEmpty(), "write %s", w)
-			switch {
-			case w.Verb == "create" && w.Kind == "Pod":
-				creates = append(creates, w.Object)
-			case w.Verb == "patch status" && w.Kind == "Redis":
-			default:
-				g.Expect(w.String()).To(BeEmpty(), "a write that is neither a pod's create nor the status")
-			}
-		}
-		g.Expect(creates).To(Equal([]string{ns + "/cache-3"}), "the pods created")
-	}).WithContext(ctx).Should(Succeed())
-	Expect(env.Operator.Stop()).To(Succeed())
-}
-
-// expectStaleCacheSparesForeignPod holds the operator's pod watch, so that
-// its cache still shows pod cache-2 after it is deleted and someone else
-// makes a pod of that name. A scale-down that asks the operator to delete
-// cache-2 then meets the UID precondition of its delete, which the API
-// server refuses for the other pod; once the watch goes on, the operator
-// sees that cache-2 is not its own and leaves it alone.
-func expectStaleCacheSparesForeignPod(ctx context.Context, ns string) {
-	Expect(startSupervised(ctx, append([]string{faults.EnvStalePods + "=true"}, countWrites...), countWrites)).To(Succeed())
-	runScenario(ctx, ns, scenario()[:1])
-
-	framework.LessonStep("the pod watch held: the operator's cache keeps the pods as they are")
-	offset := env.Operator.LogOffset()
-	Expect(env.Operator.Signal(syscall.SIGUSR1)).To(Succeed())
-	Eventually(func() string { return env.Operator.LogSince(offset) }).WithContext(ctx).Should(ContainSubstring(faults.WatchHeld))
-	Expect(env.Operator.Running()).To(BeTrue(), "the operator did not survive SIGUSR1")
-
-	By("deleting pod cache-2 and making a pod of that name that no Redis controls")
-	env.MustKubectl(ctx, "delete", "pod", "cache-2", "-n", ns)
-	_, err := env.Apply(ctx, framework.ForeignPodManifest(ns, "cache-2"))
+	pod, err := env.Pod(ctx, ns, "cache-1")
 	Expect(err).NotTo(HaveOccurred())
-	foreign, err := env.Pod(ctx, ns, "cache-2")
+	Expect(pod.UID).To(Equal(foreign.UID), "the foreign pod was replaced")
+}
+
+// expectHungWebhook: while every replica hangs (SIGSTOP: connections are
+// accepted, never answered), a create waits for the webhook's
+// timeoutSeconds, read from the deployed configuration, and failurePolicy
+// Ignore then admits it. "No more" is measured against a create through
+// the answering webhook just before: the same kubectl, API server and
+// storage, without the wait.
+func expectHungWebhook(ctx context.Context, ns string) {
+	GinkgoHelper()
+	c := env.InCluster
+	createForeignPod(ctx, ns, "cache-1")
+	timeout, err := framework.WebhookTimeout(ctx, env.Client)
 	Expect(err).NotTo(HaveOccurred())
 
-	By("scaling to 2: the operator deletes cache-2 as its cache shows it, with that pod's UID as a precondition")
-	env.MustKubectl(ctx, "scale", "redis", scenarioRedis, "-n", ns, "--replicas=2")
-	var deletes []faults.Write
-	Eventually(func() []faults.Write {
-		deletes = nil
-		for _, w := range env.Operator.WritesSince(offset) {
-			if w.Verb == "delete" && w.Object == ns+"/cache-2" {
-				deletes = append(deletes, w)
-			}
-		}
-		return deletes
-	}).WithContext(ctx).ShouldNot(BeEmpty(), "the operator did not try to delete cache-2")
-	framework.DecidingCheck("pod cache-2 stays the pod no Redis controls; the API server refused the operator's delete for its UID; released, the operator leaves it alone")
-	expectSameObject(ctx, ns, "cache-2", foreign.UID)
-	Expect(deletes[0].Error).To(ContainSubstring("UID in the precondition"), "the API server did not refuse the delete for its UID")
+	By("a create while the webhook answers, the baseline")
+	start := time.Now()
+	_, err = env.Apply(ctx, framework.RedisManifest(ns, "baseline", 0))
+	baseline := time.Since(start)
+	Expect(err).NotTo(HaveOccurred())
 
-	By("releasing the pod watch: the operator sees the pod it did not make")
-	Expect(env.Operator.Signal(syscall.SIGUSR2)).To(Succeed())
-	Eventually(func(g Gomega) State {
-		s, err := stateOf(ctx, ns, scenarioRedis)
-		g.Expect(err).NotTo(HaveOccurred())
-		return s.withoutUIDs()
-	}).WithContext(ctx).Should(Equal(State{
-		Pods:   append(convergedState(2).Pods, "cache-2: Running, controlled by no controller"),
-		Status: convergedState(2).Status,
-	}))
-	expectSameObject(ctx, ns, "cache-2", foreign.UID)
-	Expect(env.Operator.Exits()).To(BeEmpty())
-	Expect(env.Operator.Stop()).To(Succeed())
+	By("freezing every replica of the operator (SIGSTOP)")
+	Expect(c.Freeze(ctx, true)).To(Succeed())
+	DeferCleanup(func(ctx SpecContext) {
+		Expect(c.Freeze(ctx, false)).To(Succeed())
+		Expect(c.WaitForWebhook(ctx)).To(Succeed())
+	})
+	// Twice the baseline for a busy machine, and a second for the API
+	// server's own timer.
+	bound := timeout + 2*baseline + time.Second
+	framework.LessonStep(fmt.Sprintf("a create waits the webhook's timeoutSeconds (%s) for the hung webhook, then is admitted", timeout))
+	start = time.Now()
+	_, err = env.Apply(ctx, framework.RedisManifest(ns, "cache", 2))
+	took := time.Since(start)
+	GinkgoWriter.Printf("the create returned after %s (the baseline create %s, the bound %s)\n",
+		took.Round(time.Millisecond), baseline.Round(time.Millisecond), bound.Round(time.Millisecond))
+	Expect(err).NotTo(HaveOccurred(), "with failurePolicy Ignore, the API server refused a Redis that the webhook did not answer for")
+	Expect(took).To(BeNumerically(">=", timeout), "the create did not wait for the webhook")
+	Expect(took).To(BeNumerically("<", bound), "the create waited longer than the webhook's timeoutSeconds and a baseline create's time")
 }
 
-// expectSameObject checks, for a while, that pod name is still the object
-// with uid.
-func expectSameObject(ctx context.Context, ns, name string, uid types.UID) {
-	GinkgoHelper()
-	Consistently(func(g Gomega) types.UID {
-		p, err := env.Pod(ctx, ns, name)
-		g.Expect(err).NotTo(HaveOccurred())
-		return p.UID
-	}).WithContext(ctx).Should(Equal(uid), "pod %s was deleted", name)
-}
-
-// expectConvergesThroughConflicts runs Scenario with each write of the
-// operator refused with 409 Conflict the first time it is made: each write
-// refused before the Redis is deleted must be made again, and the scenario
-// end as the clean run does.
-func expectConvergesThroughConflicts(ctx context.Context, ns string) {
-	vars := append([]string{faults.EnvConflictOnce + "=true"}, countWrites...)
-	offset := env.Operator.LogOffset()
-	Expect(startSupervised(ctx, vars, vars)).To(Succeed())
-	framework.LessonStep("each write the operator makes is answered with 409 Conflict the first time")
-	framework.DecidingCheck("each step of the scenario ends as it should, and each write refused before the Redis was deleted was made again")
-	steps := scenario()
-	last := len(steps) - 1
-	runScenario(ctx, ns, steps[:last])
-	deleting := env.Operator.LogOffset()
-	runScenario(ctx, ns, steps[last:])
-	Expect(env.Operator.Stop()).To(Succeed())
-	Expect(env.Operator.Exits()).To(BeEmpty())
-
-	By("each write refused before the Redis was deleted was made again")
-
-	// Only this spec's namespace: an earlier spec's Redis may still be
-	// reconciled while its namespace goes, and its refused writes, never
-	// needed again, are not made again.
-	log := env.Operator.LogSince(offset)
-	writes := writesIn(ns, faults.WritesIn(log))
-	// Each write refused before the Redis was deleted must be made again.
-	// Once it is deleted, a reconcile that still found it in the cache may
-	// have a write refused that the next reconcile, which finds it gone,
-	// rightly does not make.
-	needed := len(writesIn(ns, faults.WritesIn(log[:deleting-offset])))
-	refused := 0
-	for i, w := range writes[:needed] {
-		if !strings.Contains(w.Error, faults.ConflictInjected) {
-			continue
-		}
-		refused++
-		retried := false
-		for _, later := range writes[i+1:] {
-			if later.Verb == w.Verb && later.Object == w.Object && !strings.Contains(later.Error, faults.ConflictInjected) {
-				retried = true
-				break
-			}
-		}
-		Expect(retried).To(BeTrue(), "write %s was refused and never made again", w)
-	}
-	Expect(refused).To(BeNumerically(">", 0), "no write was refused: does the operator read %s?", faults.EnvConflictOnce)
-	AddReportEntry("conflicts", fmt.Sprintf("%d writes, %d refused with 409 Conflict, each made again", len(writes), refused), ReportEntryVisibilityAlways)
-}
-
-// The operator's leader election, as its main's flags and
-// controller-runtime's defaults set it: a leader that cannot renew its
-// Lease for renewDeadline gives it up and exits, and a new process takes
-// over a Lease that nobody released once it has seen it unchanged for
-// leaseDuration.
-const (
-	renewDeadline = 10 * time.Second
-	leaseDuration = 15 * time.Second
-)
-
-// kubeletBackOff is how much later than usual a kubelet may see a pod's
-// delete made right after the API server answers again: its watch, cut
-// meanwhile, is tried again with a back-off that reaches 30 s, jittered
-// up to twice that.
-const kubeletBackOff = time.Minute
-
-// leaderElectArgs are the operator's flags for leader election on the
-// host, where it has no namespace of its own to keep its Lease in.
-var leaderElectArgs = []string{"--leader-elect", "--leader-election-namespace=" + framework.OperatorNamespace}
-
-// APIServerRestart is what expectRecoversFromAPIServerRestart measured,
-// printed in the report.
-type APIServerRestart struct {
-	LeaderElection bool
-	// Down is from the stop asked to the API server answering again.
-	Down time.Duration
-	// LeaseLost is from the stop asked to the operator's exit, with
-	// leader election.
-	LeaseLost time.Duration
-	// Exits counts the operator's exits and failed starts.
-	Exits int
-	// Rebuilt is from the API server answering again to a pod deleted
-	// then made again and running, and the status saying so; Scaled is
-	// how long a scale-up takes after that.
-	Rebuilt, Scaled time.Duration
-}
-
-func (r APIServerRestart) String() string {
-	recovery := fmt.Sprintf("once it answered, a pod deleted was back in %.1fs, then a scale to 5 took %.1fs", r.Rebuilt.Seconds(), r.Scaled.Seconds())
-	if !r.LeaderElection {
-		return fmt.Sprintf("API server restart, no leader election: down %.1fs; the operator stayed up (%d exits); %s",
-			r.Down.Seconds(), r.Exits, recovery)
-	}
-	return fmt.Sprintf("API server restart, leader election: down %.1fs; the operator lost its Lease and exited %.1fs after the stop (%d exits and failed starts in all), and was restarted; %s",
-		r.Down.Seconds(), r.LeaseLost.Seconds(), r.Exits, recovery)
-}
-
-// expectRecoversFromAPIServerRestart runs a Redis of 3, stops the
-// cluster's API server and starts it again, then at once deletes a pod,
-// and once it is back scales the Redis to 5; the operator must leave the
-// other pods alone. Without leader election, nothing ends the operator:
-// it must live through the restart, its watches reconnected, and its
-// liveness probe must answer all along, or a kubelet would end it. With
-// it, the API server stays down until the operator, unable to renew its
-// Lease, has given it up and exited; the supervisor restarts it, and it
-// must take the Lease over and act.
-func expectRecoversFromAPIServerRestart(ctx context.Context, ns string, leaderElect bool) {
-	r := APIServerRestart{LeaderElection: leaderElect}
-	var wait time.Duration
-	if leaderElect {
-		// A Lease left by an earlier run may have to expire first.
-		wait = leaseDuration
-		env.Operator.Args = leaderElectArgs
-		DeferCleanup(func() { env.Operator.Args = nil })
-		// Once the operator has stopped (a cleanup registered later runs
-		// earlier): chapter 9's Try it counts the Lease's transitions
-		// from its first.
-		DeferCleanup(func(ctx SpecContext) {
-			env.MustKubectl(ctx, "delete", "lease", framework.LeaseName, "-n", framework.OperatorNamespace, "--ignore-not-found")
-		})
-	}
-	// The operator that ships, with no fault: what an API server restart
-	// meets in production.
-	env.Operator.Binary = framework.OperatorBinary()
-	DeferCleanup(func() { env.Operator.Binary = framework.FaultsBinary() })
-	Expect(startSupervised(ctx, nil, nil)).To(Succeed())
-	steps := scenario()[:1]
-	steps[0].Wait = wait
-	before := runScenario(ctx, ns, steps)[0]
-	offset := env.Operator.LogOffset()
-	var liveness *framework.LivenessWatch
-	if !leaderElect {
-		// As a kubelet probes it, but four times a second.
-		liveness = env.Operator.WatchLiveness(250 * time.Millisecond)
-		DeferCleanup(liveness.Stop)
-	}
-
-	By("stopping the API server")
-	stopped := time.Now()
-	Expect(env.Cluster.StopAPIServer(ctx, GinkgoWriter)).To(Succeed())
-	// Whatever happens next, the suites after this one need it.
-	DeferCleanup(func(ctx SpecContext) { Expect(env.Cluster.StartAPIServer(ctx, GinkgoWriter)).To(Succeed()) })
-	if leaderElect {
-		By("keeping it stopped until the operator, unable to renew its Lease, gives it up and exits")
-		Eventually(env.Operator.Exits).WithContext(ctx).WithTimeout(renewDeadline+framework.EventuallyTimeout()).ShouldNot(BeEmpty(),
-			"the operator did not exit, though it could not renew its Lease")
-		r.LeaseLost = time.Since(stopped)
-		Expect(env.Operator.LogSince(offset)).To(ContainSubstring("leader election lost"), "the operator exited, but not for its Lease")
-	}
-	By("starting the API server again")
-	Expect(env.Cluster.StartAPIServer(ctx, GinkgoWriter)).To(Succeed())
-	answered := time.Now()
-	r.Down = answered.Sub(stopped)
-
-	// One change, then the other, as soon as the API server answers: each
-	// needs one of the operator's watches back, the pods' for the delete
-	// and the Redis objects' for the scale.
-	steps = scenario()[1:3]
-	steps[0].Wait = wait + kubeletBackOff
-	rebuilt := runScenario(ctx, ns, steps[:1])[0]
-	r.Rebuilt = time.Since(answered)
-	for _, name := range []string{"cache-0", "cache-2"} {
-		Expect(rebuilt.UIDs[name]).To(Equal(before.UIDs[name]), "pod %s was deleted and made again", name)
-	}
-	Expect(rebuilt.UIDs["cache-1"]).NotTo(Equal(before.UIDs["cache-1"]), "pod cache-1 was not made again")
-	scaling := time.Now()
-	runScenario(ctx, ns, steps[1:])
-	r.Scaled = time.Since(scaling)
-	exits := env.Operator.Exits()
-	r.Exits = len(exits)
-	if !leaderElect {
-		By("the operator never exited, and its liveness probe never failed: without leader election, nothing in a restart of the API server should end it, nor make a kubelet end it")
-		Expect(exits).To(BeEmpty(), "the operator exited: without leader election, an API server restart should not end it")
-		polls, failures := liveness.Stop()
-		Expect(failures).To(BeEmpty(), "the operator's liveness probe failed %d times of %d while the API server restarted: a kubelet would count each towards restarting it", len(failures), polls)
-	}
-	Expect(env.Operator.Running()).To(BeTrue(), "the operator is not running")
-	AddReportEntry("API server restart", r.String(), ReportEntryVisibilityAlways)
-	GinkgoWriter.Println(r)
-	Expect(env.Operator.Stop()).To(Succeed())
-}
-
-// State is what a namespace holds when a step of a scenario is over: every
-// pod in it (whoever made it), and the Redis' status, in words that two
-// runs of the same scenario can compare.
-type State struct {
-	Pods   []string
-	Status string
-	// Details is the rest of what the operator wrote there, which a step's
-	// Want does not say but a user sees: each pod's labels, images, owner
-	// references and finalizers; the Redis' labels, finalizers, selector
-	// and conditions with their reasons and messages. The crash sweep
-	// compares it with the clean run's, step by step.
-	Details []string `json:"-"`
-	// UIDs are the pods' UIDs, which a second run does not share: not
-	// compared, but checked between the steps of one run.
-	UIDs map[string]types.UID `json:"-"`
-}
-
-// withoutUIDs is s as a step's Want says it.
-func (s State) withoutUIDs() State { return State{Pods: s.Pods, Status: s.Status} }
-
-// stateOf reads the State of namespace ns, whose Redis is named redis.
-func stateOf(ctx context.Context, ns, redis string) (State, error) {
-	s := State{UIDs: map[string]types.UID{}, Status: "Redis gone"}
-	r, err := env.Redis(ctx, ns, redis)
-	switch {
-	case apierrors.IsNotFound(err):
-		r = nil
-	case err != nil:
-		return s, err
-	default:
-		available := meta.FindStatusCondition(r.Status.Conditions, "Available")
-		progressing := meta.FindStatusCondition(r.Status.Conditions, "Progressing")
-		cond := func(c *metav1.Condition) string {
-			if c == nil || c.ObservedGeneration != r.Generation {
-				return "unknown"
-			}
-			return string(c.Status)
-		}
-		s.Status = fmt.Sprintf("spec %d, status %d pods, %d ready, generation observed %t, Available %s, Progressing %s",
-			r.Spec.Replicas, r.Status.Replicas, r.Status.ReadyReplicas, r.Status.ObservedGeneration == r.Generation,
-			cond(available), cond(progressing))
-		var conditions []string
-		for _, c := range r.Status.Conditions {
-			conditions = append(conditions, fmt.Sprintf("%s %s %s %q", c.Type, c.Status, c.Reason, c.Message))
-		}
-		slices.Sort(conditions)
-		s.Details = append(s.Details, fmt.Sprintf("Redis %s: labels %v, finalizers %v, selector %q, conditions %v",
-			r.Name, r.Labels, r.Finalizers, r.Status.Selector, conditions))
-	}
-	list := &corev1.PodList{}
-	if err := env.Client.List(ctx, list, client.InNamespace(ns)); err != nil {
-		return s, err
-	}
-	for _, p := range list.Items {
-		owner := "no controller"
-		if ref := metav1.GetControllerOf(&p); ref != nil {
-			owner = ref.Kind + " " + ref.Name
-			if r == nil || ref.UID != r.UID {
-				owner += " (an earlier one)"
-			}
-		}
-		desc := fmt.Sprintf("%s: %s, controlled by %s", p.Name, p.Status.Phase, owner)
-		if !p.DeletionTimestamp.IsZero() {
-			desc += ", terminating"
-		}
-		s.Pods = append(s.Pods, desc)
-		s.UIDs[p.Name] = p.UID
-		var images, owners []string
-		for _, c := range p.Spec.Containers {
-			images = append(images, c.Name+"="+c.Image)
-		}
-		for _, o := range p.OwnerReferences {
-			owners = append(owners, fmt.Sprintf("%s %s %s controller=%t blockOwnerDeletion=%t", o.APIVersion, o.Kind, o.Name,
-				ptr.Deref(o.Controller, false), ptr.Deref(o.BlockOwnerDeletion, false)))
-		}
-		s.Details = append(s.Details, fmt.Sprintf("pod %s: labels %v, images %v, owners %v, finalizers %v",
-			p.Name, p.Labels, images, owners, p.Finalizers))
-	}
-	slices.Sort(s.Pods)
-	slices.Sort(s.Details)
-	return s, nil
-}
-
-// convergedState is the State of the scenario's Redis with n pods that
-// all run, as the operator should leave it; n < 0 is the Redis deleted and
-// its pods gone.
-func convergedState(n int) State {
-	const redis = scenarioRedis
-	if n < 0 {
-		return State{Status: "Redis gone"}
-	}
-	s := State{Status: fmt.Sprintf("spec %d, status %d pods, %d ready, generation observed true, Available True, Progressing False", n, n, n)}
-	for _, name := range framework.PodNames(redis, n) {
-		s.Pods = append(s.Pods, name+": Running, controlled by Redis "+redis)
-	}
-	return s
-}
-
-// Step is one thing a user does in a scenario, and the state the operator
-// must then reach.
-type Step struct {
-	Name string
-	Do   func(ctx context.Context, ns string) error
-	// Want is the state after the step, once the operator is done.
-	Want State
-	// Replaced is the pod the step deletes, which comes back with a new
-	// UID; every other pod that the step does not remove keeps its UID.
-	Replaced string
-	// Wait is how much longer than the suite's Eventually timeout the step
-	// may take, e.g. for a Lease to expire first.
-	Wait time.Duration
-}
-
-// scenarioRedis is the Redis that Scenario makes.
-const scenarioRedis = "cache"
-
-// scenario is what the fault specs run, a user's day with a Redis: create
-// it with 3 pods, delete one, scale to 5, scale to 2, delete the Redis.
-func scenario() []Step {
-	kubectl := func(args ...string) func(context.Context, string) error {
-		return func(ctx context.Context, ns string) error {
-			_, err := env.Kubectl.Run(ctx, append(args, "-n", ns)...)
-			return err
+func containsAll(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
 		}
 	}
-	return []Step{
-		{Name: "create a Redis of 3", Want: convergedState(3), Do: func(ctx context.Context, ns string) error {
-			_, err := env.Apply(ctx, framework.RedisManifest(ns, scenarioRedis, 3))
-			return err
-		}},
-		{Name: "delete pod cache-1", Want: convergedState(3), Replaced: "cache-1", Do: kubectl("delete", "pod", "cache-1")},
-		{Name: "scale to 5", Want: convergedState(5), Do: kubectl("scale", "redis", scenarioRedis, "--replicas=5")},
-		{Name: "scale to 2", Want: convergedState(2), Do: kubectl("scale", "redis", scenarioRedis, "--replicas=2")},
-		{Name: "delete the Redis", Want: convergedState(-1), Do: kubectl("delete", "redis", scenarioRedis)},
-	}
+	return true
 }
 
-// runScenario runs the steps in namespace ns and, after each, waits until
-// the namespace is in the step's state: the same pods, controlled by the
-// Redis, none terminating, none left over, the status true; and every pod
-// that the step did not delete still the same object. It returns the
-// states it saw.
-func runScenario(ctx context.Context, ns string, steps []Step) []State {
-	GinkgoHelper()
-	return runScenarioWith(ctx, Default, func(step string) { By(step) }, ns, steps)
-}
-
-// runScenarioWith is runScenario asserting with g, each step said with say.
-func runScenarioWith(ctx context.Context, g Gomega, say func(step string), ns string, steps []Step) []State {
-	var states []State
-	before := State{UIDs: map[string]types.UID{}}
-	for _, step := range steps {
-		say(step.Name)
-		g.Expect(step.Do(ctx, ns)).To(Succeed(), "%s", step.Name)
-		var now State
-		g.Eventually(func(g Gomega) State {
-			var err error
-			now, err = stateOf(ctx, ns, scenarioRedis)
-			g.Expect(err).NotTo(HaveOccurred())
-			return now.withoutUIDs()
-		}).WithContext(ctx).WithTimeout(framework.EventuallyTimeout()+step.Wait).Should(Equal(State{Pods: step.Want.Pods, Status: step.Want.Status}),
-			"after %q, the namespace is not as it should be", step.Name)
-		for name, uid := range before.UIDs {
-			if got, ok := now.UIDs[name]; ok && name != step.Replaced {
-				g.Expect(got).To(Equal(uid), "after %q, pod %s is another object: it was deleted and made again", step.Name, name)
-			}
-		}
-		if step.Replaced != "" {
-			g.Expect(now.UIDs[step.Replaced]).NotTo(Equal(before.UIDs[step.Replaced]), "after %q, pod %s was not replaced", step.Name, step.Replaced)
-		}
-		states = append(states, now)
-		before = now
+// fileCertSerial returns the serial number of the PEM certificate in file.
+func fileCertSerial(file string) (*big.Int, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
 	}
-	return states
+	block, _ := pem.Decode(data)
+	if block == nil {
+		return nil, fmt.Errorf("%s: no PEM block", file)
+	}
+	cert, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return cert.SerialNumber, nil
 }

@@ -1,11 +1,11 @@
 //go:build e2e
 
-// Package chapter11 is the end-to-end suite of chapter 11, faults. It
-// runs the operator as a host process, as `make run` does, so that it can
-// crash it after any one of its writes, refuse its writes with 409
-// Conflict and hold its view of the pods, and restart it at once; then it
-// checks, step by step, that the cluster ends as a run without faults
-// does.
+// Package chapter11 is the end-to-end suite of chapter 11, admission: the
+// operator deployed with its validating webhook (make deploy), as in
+// chapter 10, and the chapter's CRD with its CEL rules (make install). It
+// checks with kubectl what the API server refuses, and why, before
+// anything is stored; how the webhook's certificate is rotated; and what
+// a webhook that no replica serves does to creates, updates and deletes.
 package chapter11
 
 import (
@@ -17,9 +17,9 @@ import (
 	"example.com/redis-operator/tests/framework"
 )
 
-var env = framework.NewFaultSuite(11)
+var env = framework.NewInClusterSuite(11)
 
 func TestChapter11(t *testing.T) {
 	RegisterFailHandler(Fail)
-	RunSpecs(t, "Chapter 11: faults", Label("chapter-11"))
+	RunSpecs(t, "Chapter 11: admission", Label("chapter-11"))
 }

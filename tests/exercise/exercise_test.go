@@ -9,8 +9,8 @@
 // the start); this checks make check's own path.
 // Chapter 5's spec exercise too: make check-spec must refuse the skeleton
 // and pass an answer (testdata), which kills the chapter's mutant of the
-// spec it stands for; and chapter 11's, judged against its mutant in
-// place of chapter 10. Run it with `make test-exercise` (CI does, on the
+// spec it stands for; and chapter 12's, judged against its mutant in
+// place of chapter 11. Run it with `make test-exercise` (CI does, on the
 // local backend).
 package exercise
 
@@ -137,31 +137,31 @@ func TestSpecExerciseFive(t *testing.T) {
 	mustSay(out, "Against the mutant trusts-the-record", "Your spec proves chapter 5's lesson", "it kills 1 mutants")
 }
 
-// Chapter 11's spec exercise, whose chapter is proven against its
-// mutants, not against chapter 10 (which passes its specs): an answer
-// (testdata) passes against chapter 11 and fails against the mutant of
+// Chapter 12's spec exercise, whose chapter is proven against its
+// mutants, not against chapter 11 (which passes its specs): an answer
+// (testdata) passes against chapter 12 and fails against the mutant of
 // the spec it stands for, at its deciding check; no run against chapter
-// 10. (The skeleton's refusal is chapter 5's path, above.)
-func TestSpecExerciseEleven(t *testing.T) {
+// 11. (The skeleton's refusal is chapter 5's path, above.)
+func TestSpecExerciseTwelve(t *testing.T) {
 	root, rel, runMake, mustSay := setup(t)
 
-	if _, err := runMake("exercise-spec", "11"); err != nil {
-		t.Fatalf("make exercise-spec 11: %v", err)
+	if _, err := runMake("exercise-spec", "12"); err != nil {
+		t.Fatalf("make exercise-spec 12: %v", err)
 	}
-	answer, err := os.ReadFile(filepath.Join("testdata", "spec11_test.go.txt"))
+	answer, err := os.ReadFile(filepath.Join("testdata", "spec12_test.go.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(root, rel, "spec-11-faults", "spec_test.go"), answer, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(root, rel, "spec-12-faults", "spec_test.go"), answer, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := runMake("check-spec", "11")
+	out, err := runMake("check-spec", "12")
 	if err != nil {
-		t.Fatalf("make check-spec 11 failed with an answer: %v", err)
+		t.Fatalf("make check-spec 12 failed with an answer: %v", err)
 	}
-	mustSay(out, "Against chapter 11:", "Against the mutant delete-by-name", "Your spec proves chapter 11's lesson", "against its 1 mutants")
-	if strings.Contains(out, "Against chapter 10") {
-		t.Error("make check-spec 11 ran the spec against chapter 10, which passes chapter 11's specs")
+	mustSay(out, "Against chapter 12:", "Against the mutant delete-by-name", "Your spec proves chapter 12's lesson", "against its 1 mutants")
+	if strings.Contains(out, "Against chapter 11") {
+		t.Error("make check-spec 12 ran the spec against chapter 11, which passes chapter 12's specs")
 	}
 }
 

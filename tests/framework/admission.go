@@ -17,11 +17,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// What config/webhook deploys (chapter 10 on), by name.
+// What config/webhook deploys (chapter 11 on), by name.
 const (
 	// AdmissionChapter is the first chapter whose operator serves the
 	// webhook.
-	AdmissionChapter     = 10
+	AdmissionChapter     = 11
 	WebhookConfiguration = "redis-operator-validating-webhook"
 	// WebhookName is the webhook's name in it; the API server quotes it
 	// when the webhook refuses ("admission webhook "..." denied the request").

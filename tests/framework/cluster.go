@@ -49,7 +49,7 @@ func OutputDir() string {
 }
 
 // WebhookCertDir is where make deploy keeps the webhook's CA and serving
-// certificate (chapter 10 on).
+// certificate (chapter 11 on).
 func WebhookCertDir() string {
 	return filepath.Join(OutputDir(), "deploy", "certs")
 }

@@ -200,7 +200,7 @@ func remoteOperator(chapter int) *Operator {
 func (e *Env) setupCluster(ctx context.Context) {
 	GinkgoHelper()
 	e.connect(ctx)
-	// Each chapter installs its own CRD: from chapter 10 on, it has CEL
+	// Each chapter installs its own CRD: from chapter 11 on, it has CEL
 	// rules that the chapters before do not.
 	Expect(e.Make(ctx, "install", fmt.Sprintf("OPERATOR_CHAPTER=%d", operatorChapter(e.Chapter)))).To(Succeed())
 }
@@ -294,7 +294,7 @@ func (e *Env) Teardown(ctx context.Context) {
 		e.releaseLeftovers(ctx)
 		e.WaitForOtherNamespacesEmpty(ctx, "")
 	}
-	// The role was applied server-side; `make deploy` (a chapter 9 Try it
+	// The role was applied server-side; `make deploy` (a chapter 10 Try it
 	// after the suites) applies its own client-side, and kubectl warns
 	// about an object it did not make.
 	if e.operatorRole != "" {

@@ -28,7 +28,7 @@ import (
 	"example.com/redis-operator/tests/proc"
 )
 
-// What config/ deploys (chapter 9 on), by name.
+// What config/ deploys (chapter 10 on), by name.
 const (
 	Deployment               = "redis-operator-controller-manager"
 	DeploymentServiceAccount = "redis-operator-controller-manager"
@@ -102,7 +102,7 @@ func NewInClusterSuite(chapter int) *InClusterEnv {
 }
 
 // InClusterEnv is the Env of a suite whose operator is deployed in the
-// cluster (chapter 9 on): it has no Operator on the host, but InCluster.
+// cluster (chapter 10 on): it has no Operator on the host, but InCluster.
 type InClusterEnv struct {
 	*Env
 	InCluster *InCluster
@@ -112,7 +112,7 @@ type InClusterEnv struct {
 func (c *InCluster) Pods() bool { return c.pods }
 
 // Deploy runs `make deploy` for the suite's chapter and waits until the
-// replicas run and, from chapter 10 on, the API server reaches their
+// replicas run and, from chapter 11 on, the API server reaches their
 // webhook.
 func (c *InCluster) Deploy(ctx context.Context) error {
 	GinkgoHelper()

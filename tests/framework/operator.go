@@ -91,7 +91,7 @@ func ChapterRole(root string, n int) (string, error) {
 const fieldOwner = "redis-operator-e2e"
 
 // ServiceAccountKubeconfig gives the operator an identity of its own: it
-// applies role (a chapter's generated ClusterRole, and from chapter 9 on a
+// applies role (a chapter's generated ClusterRole, and from chapter 10 on a
 // Role), a ServiceAccount bound to them and nothing else, and writes to
 // path a kubeconfig with a token of that account for the cluster behind
 // the admin kubeconfig.
@@ -104,7 +104,7 @@ func (p *ClusterProxy) ServiceAccountKubeconfig(ctx context.Context, role, path 
 		corev1ac.ServiceAccount(OperatorServiceAccount, OperatorNamespace),
 		rbacv1ac.ClusterRoleBinding(OperatorServiceAccount).WithSubjects(subject).
 			WithRoleRef(rbacv1ac.RoleRef().WithAPIGroup(rbacv1.GroupName).WithKind("ClusterRole").WithName(operatorRole)),
-		// From chapter 9 on, role holds a Role in the operator's namespace
+		// From chapter 10 on, role holds a Role in the operator's namespace
 		// too: its Lease, for leader election.
 		rbacv1ac.RoleBinding(OperatorServiceAccount, OperatorNamespace).WithSubjects(subject).
 			WithRoleRef(rbacv1ac.RoleRef().WithAPIGroup(rbacv1.GroupName).WithKind("Role").WithName(operatorRole)),
@@ -113,7 +113,7 @@ func (p *ClusterProxy) ServiceAccountKubeconfig(ctx context.Context, role, path 
 			return err
 		}
 	}
-	// After the namespace: from chapter 9 on, role holds a Role there too.
+	// After the namespace: from chapter 10 on, role holds a Role there too.
 	if _, err := p.Kubectl.Run(ctx, "apply", "--server-side", "--force-conflicts", "-f", role); err != nil {
 		return err
 	}

@@ -253,7 +253,7 @@ func baseConfig(o Options) *v1alpha4.Cluster {
 		// On a cgroup v1 host the kubelet refuses to start unless told
 		// otherwise; on cgroup v2 this changes nothing. It syncs each pod
 		// every 10 s, not every minute: a pod sees an update of a Secret
-		// it mounts (chapter 10's certificate rotation) at its next sync.
+		// it mounts (chapter 11's certificate rotation) at its next sync.
 		KubeadmConfigPatches: []string{
 			"kind: KubeletConfiguration\napiVersion: kubelet.config.k8s.io/v1beta1\nfailCgroupV1: false\nsyncFrequency: 10s",
 			// As on production clusters that enforce it: setting

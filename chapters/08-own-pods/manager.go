@@ -1,0 +1,63 @@
+package controller
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	myappv1 "example.com/redis-operator/api/v1"
+)
+
+// NewRedisReconciler returns a reconciler that uses the manager's client,
+// API reader, scheme and event recorder.
+func NewRedisReconciler(mgr ctrl.Manager) *RedisReconciler {
+	return &RedisReconciler{
+		Client:    mgr.GetClient(),
+		APIReader: mgr.GetAPIReader(),
+		Scheme:    mgr.GetScheme(),
+		Recorder:  mgr.GetEventRecorder("redis-controller"),
+	}
+}
+
+// NewManager returns a manager that runs this reconciler, made with the
+// operator's options (metrics, probes, leader election, the namespaces to
+// watch) and one of its own: the cache holds only the operator's pods
+// (podCache). The operator's main calls it, and it is the only call it
+// makes into this package: the manager's cache is made with the manager,
+// so options the reconciler needs there belong here.
+func NewManager(cfg *rest.Config, opts ctrl.Options) (ctrl.Manager, error) {
+	opts.Cache.ByObject = podCache()
+	mgr, err := ctrl.NewManager(cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	return mgr, NewRedisReconciler(mgr).SetupWithManager(mgr)
+}
+
+// podCache is the manager's cache option for pods: the cache holds only
+// the pods that carry the operator's managed-by label, which are the pods
+// it creates. Without it, the informer behind the pod watch lists and
+// watches every pod in the cluster and keeps each one in memory, for the
+// few that matter. A pod outside the cache is read from the API server
+// where it matters (see ensurePod).
+func podCache() map[client.Object]cache.ByObject {
+	return map[client.Object]cache.ByObject{
+		&corev1.Pod{}: {Label: labels.SelectorFromSet(labels.Set{LabelManagedBy: ManagedBy})},
+	}
+}
+
+// SetupWithManager registers the reconciler with the manager: it reconciles
+// a Redis whenever the Redis changes (its own status writes included, see
+// updateStatus), and whenever a pod it controls (Owns) is created, deleted,
+// or changes in a way its status shows.
+func (r *RedisReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&myappv1.Redis{}).
+		Owns(&corev1.Pod{}, builder.WithPredicates(PodStatusChanged())).
+		Named("redis").
+		Complete(r)
+}
