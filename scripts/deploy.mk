@@ -28,7 +28,7 @@ deploy_role = $(or $(OPERATOR_ROLE),$(if $(DEPLOY_SELECTS_CHAPTER),$(wildcard ch
 # chapter branch, its own. The operator runs in the cluster from chapter 10,
 # and serves the webhook from chapter 11. A suite that sets
 # OPERATOR_CHAPTER deploys whatever it proves, chapter 9 included (chapter
-# 9's lesson specs against it), with the webhook's configuration whenever
+# 10's lesson specs against it), with the webhook's configuration whenever
 # the checkout has one (chapter 11's, against chapter 10).
 deploy_chapter = $(or $(OPERATOR_CHAPTER),$(CHAPTER))
 IN_CLUSTER_CHAPTER := 10
@@ -36,7 +36,8 @@ deploy_chapter_named = $(or $(CHAPTER_ARG),$(filter command line environment,$(o
 load_image = $(BIN)/cluster load-image --state-dir $(LOCAL_CLUSTER_DIR) --archive $(IMAGE_ARCHIVE)
 
 # The validating webhook, from chapter 11 on (where config/webhook exists,
-# and in the course when the chapter deployed is 10 or later).
+# and in the course when the chapter deployed is ADMISSION_CHAPTER or
+# later).
 # Its certificates are the project's own (scripts/certs): a CA and a
 # serving certificate it signs, kept in _output/deploy/certs, for the
 # Service's names and for 127.0.0.1. A variant's webhook configuration is
@@ -44,7 +45,10 @@ load_image = $(BIN)/cluster load-image --state-dir $(LOCAL_CLUSTER_DIR) --archiv
 # make deploy then deploys config/webhook with that configuration.
 variant_webhook = $(if $(VARIANT),$(wildcard $(VARIANT_OUT)/manifests.yaml))
 WEBHOOK = $(if $(or $(OPERATOR_CHAPTER),$(filter-out $(before_webhook),$(deploy_chapter))),$(wildcard config/webhook/kustomization.yaml))
-before_webhook := 1 2 3 4 5 6 7 8 9 10 01 02 03 04 05 06 07 08 09
+# ADMISSION_CHAPTER is the first chapter that serves the webhook;
+# before_webhook lists those before it, as a chapter may be named (9 or 09).
+ADMISSION_CHAPTER := 11
+before_webhook := $(shell for n in $$(seq 1 $$(( $(ADMISSION_CHAPTER) - 1 ))); do printf '%d %02d ' $$n $$n; done)
 WEBHOOK_SERVICE := redis-operator-webhook-service
 WEBHOOK_CERT_DIR := $(DEPLOY_DIR)/certs
 webhook_certs = go run ./scripts/certs --dir $(WEBHOOK_CERT_DIR) \
@@ -58,8 +62,8 @@ webhook_path = $(shell sed -n 's/^ *path: *//p' config/webhook/manifests.yaml)
 # its calls under it.
 WEBHOOK_NAME := vredis-v1.myapp.example.com
 # make deploy waits for the webhook when pods serve it: not with no pod
-# (DEPLOY_REPLICAS=0), nor when they run a chapter before 10, which serves
-# none.
+# (DEPLOY_REPLICAS=0), nor when they run a chapter before
+# ADMISSION_CHAPTER, which serves none.
 webhook_served = $(if $(filter 0,$(DEPLOY_REPLICAS))$(filter $(before_webhook),$(deploy_chapter)),,yes)
 # Until kube-proxy routes the webhook's Service, a moment after its pods
 # are Ready (seconds on a busy machine), the API server cannot reach the

@@ -129,7 +129,7 @@ func branchPath(p string, c chapter) (string, bool) {
 // and chapter n-1's does not, outside the chapters' directories: what the
 // lesson adds beside its package (chapter 10's manifests, image and deploy
 // targets, chapter 11's webhook configuration and certificates, chapter
-// 11's fault injection). The test framework's parts that come with a
+// 12's fault injection). The test framework's parts that come with a
 // chapter (tests/) are its suite's, not its lesson's. make diff-chapter N
 // shows them as new files.
 func arrivals(n int, files []string) []string {

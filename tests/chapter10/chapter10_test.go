@@ -257,7 +257,7 @@ func expectMetricsNeedToken(ctx context.Context, ns string) {
 // kubelet mounts from a projected volume (expiring, bound to the pod,
 // rotated), not from a Secret, and its namespace holds no token Secret;
 // the only Secret it mounts is a TLS certificate (the webhook's, chapter
-// 10 on).
+// 11 on).
 // On the local backend, whose nodes run no pods, the pod is the one the
 // API server would make from the Deployment's template (a server-side dry
 // run, through the same admission that adds the volume).
