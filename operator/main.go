@@ -27,6 +27,7 @@ import (
 
 	myappv1 "example.com/redis-operator/api/v1"
 	"example.com/redis-operator/operator/controller"
+	"example.com/redis-operator/operator/trace"
 )
 
 var scheme = runtime.NewScheme()
@@ -59,6 +60,7 @@ func run() error {
 		maxConcurrentReconciles int
 		webhookPort             int
 		webhookCertDir          string
+		tracePods               bool
 	)
 	flag.StringVar(&metricsAddr, "metrics-bind-address", "0", "address the metrics endpoint binds to, e.g. :8080; 0 disables it")
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address the health probe endpoint binds to; 0 disables it")
@@ -69,6 +71,7 @@ func run() error {
 	flag.IntVar(&maxConcurrentReconciles, "max-concurrent-reconciles", 0, "how many Redis objects are reconciled at once (one Redis is never reconciled twice at once); 0 leaves it to the reconciler, whose default is 1 unless it sets its own")
 	flag.IntVar(&webhookPort, "webhook-port", webhook.DefaultPort, "port the admission webhook server listens on, when the reconciler serves webhooks")
 	flag.StringVar(&webhookCertDir, "webhook-cert-dir", "", "directory of the webhook server's tls.crt and tls.key, reloaded when they change; empty: "+filepath.Join(os.TempDir(), "k8s-webhook-server", "serving-certs"))
+	flag.BoolVar(&tracePods, "trace-pods", false, "log each pod event's way from the API server's watch through the informer to the event handlers, and each pod create (see operator/trace)")
 	opts := zap.Options{Development: true}
 	opts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -107,6 +110,11 @@ func run() error {
 	}
 	if namespace != "" {
 		mgrOptions.Cache.DefaultNamespaces = map[string]cache.Config{namespace: {}}
+	}
+	if tracePods {
+		tracer := trace.New(ctrl.Log.WithName("trace"))
+		mgrOptions.Cache.NewInformer = tracer.NewInformer
+		cfg.Wrap(tracer.WrapTransport)
 	}
 	var addFaults func(ctrl.Manager) error
 	if injectFaults != nil {

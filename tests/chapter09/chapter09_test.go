@@ -29,6 +29,10 @@ var (
 	_ = framework.OwnPodsSpec(framework.SpecInput{Env: env})
 )
 
+// One pod deletion, stage by stage (chapter 13 prints the same for its
+// client-go controller, to set beside this one).
+var _ = framework.TraceSpec(framework.SpecInput{Env: env})
+
 // What chapter 9 changes. Its specs read the operator's log and count its
 // reconciles, so each runs alone (Serial).
 

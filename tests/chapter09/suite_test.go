@@ -17,7 +17,7 @@ import (
 	"example.com/redis-operator/tests/framework"
 )
 
-var env = framework.NewSuite(9)
+var env = framework.NewSuite(9, framework.TraceArgs...)
 
 func TestChapter09(t *testing.T) {
 	RegisterFailHandler(Fail)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -51,6 +52,8 @@ type Env struct {
 	// operatorRole is the role file that the operator's ServiceAccount is
 	// bound to, deleted at the end of the suite.
 	operatorRole string
+	// operatorArgs are NewSuite's flags for the operator.
+	operatorArgs []string
 	// specsRunOperator is set when each spec starts and stops the
 	// operator itself (NewFaultSuite): nothing else starts it then.
 	specsRunOperator bool
@@ -66,9 +69,10 @@ type Env struct {
 // NewSuite registers the set-up and tear-down of chapter n's suite and
 // returns the Env they fill in: the cluster, the CRD installed, and
 // chapter n's operator (bin/operator) running under the chapter's own RBAC
-// role, one for all the suite's parallel processes.
-func NewSuite(chapter int) *Env {
-	env := &Env{Chapter: chapter}
+// role, one for all the suite's parallel processes. operatorArgs are more
+// flags for the operator, e.g. TraceArgs.
+func NewSuite(chapter int, operatorArgs ...string) *Env {
+	env := &Env{Chapter: chapter, operatorArgs: operatorArgs}
 	env.registerSuiteNodes(env.setup, func(ctx context.Context) {
 		env.connect(ctx)
 		env.Operator = remoteOperator(env.Chapter)
@@ -164,6 +168,7 @@ func (e *Env) prepareOperator(ctx context.Context) {
 		Chapter:    chapter,
 		Kubeconfig: kubeconfig,
 		LogPath:    operatorLogPath(e.Chapter),
+		Args:       slices.Clone(e.operatorArgs),
 	}
 	_ = os.Remove(e.Operator.LogPath)
 }
