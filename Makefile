@@ -51,6 +51,18 @@ ROLE_NAME := redis-operator
 OPERATOR_MAIN := ./operator
 CHAPTERS := $(sort $(patsubst chapters/%/,%,$(wildcard chapters/*/)))
 LATEST_CHAPTER := $(words $(CHAPTERS))
+# The chapter that the operator runs unless told otherwise (OPERATOR_CHAPTER),
+# that make run, make deploy and make diff-chapter take without N, and
+# whose role and webhook configuration are config/'s: the last chapter on
+# controller-runtime (operator/controller's ShippedChapter). Chapter 13
+# rewrites chapter 9 on client-go alone.
+SHIPPED_CHAPTER := 12
+# The chapters that rewrite an earlier one, with no lesson spec (none can
+# fail against the chapter before, whose behaviour they keep): their
+# proof is their suite passing and their mutants killed. Chapter 13 is
+# chapter 9 on client-go alone.
+REWRITES := 13
+shipped_dir := $(filter $(shell printf %02d $(SHIPPED_CHAPTER))-%,$(CHAPTERS))
 
 export OUTPUT_DIR KUBERNETES_VERSION CLUSTER LOCAL_CLUSTER_DIR KIND_CLUSTER_DIR KIND_OFFLINE_NODE_IMAGE OPERATOR_CHAPTER
 # The suites and `make run` use the kubectl built at the cluster's version.
@@ -74,7 +86,7 @@ ifeq ($(firstword $(MAKECMDGOALS)),mutant)
   endif
 endif
 MUTANT ?= $(MUTANT_ARG)
-CHAPTER ?= $(or $(CHAPTER_ARG),$(LATEST_CHAPTER))
+CHAPTER ?= $(or $(CHAPTER_ARG),$(SHIPPED_CHAPTER))
 NN = $(shell printf %02d '$(CHAPTER)' 2>/dev/null)
 
 # The chapters whose suites `make test-chapters` runs and whose "Try it"
@@ -128,7 +140,7 @@ build-faults: ## Build bin/operator-faults: the test build, which injects the fa
 build-variant: check-chapter-1 check-variant $(CONTROLLER_GEN) ## Build bin/operator-variant: the operator with chapter N's package replaced by VARIANT's Go files, and the role from their markers: make build-variant 5 VARIANT=dir
 	@go run ./scripts/variant --chapter $(CHAPTER) --dir '$(VARIANT)' --out $(VARIANT_OUT) --controller-gen $(CONTROLLER_GEN)
 	go build $(VARIANT_GOFLAGS) -overlay $(VARIANT_OUT)/overlay.json -o $(VARIANT_BIN) $(OPERATOR_MAIN)
-	@if [[ -n '$(FAULTS)' ]] || (( 10#$(CHAPTER) >= $(FAULTS_CHAPTER) )); then \
+	@if [[ -n '$(FAULTS)' ]] || (( 10#$(CHAPTER) == $(FAULTS_CHAPTER) )); then \
 	  echo "go build $(VARIANT_GOFLAGS) -tags faults -overlay $(VARIANT_OUT)/overlay.json -o $(VARIANT_BIN)-faults $(OPERATOR_MAIN)"; \
 	  go build $(VARIANT_GOFLAGS) -tags faults -overlay $(VARIANT_OUT)/overlay.json -o $(VARIANT_BIN)-faults $(OPERATOR_MAIN); fi
 
@@ -139,8 +151,8 @@ manifests: $(CONTROLLER_GEN) ## Regenerate the CRD, each chapter's RBAC role and
 	@for c in $(CHAPTERS); do \
 	  echo "$(CONTROLLER_GEN) rbac:roleName=$(ROLE_NAME) webhook paths=./chapters/$$c/... output:rbac:dir=chapters/$$c output:webhook:dir=chapters/$$c"; \
 	  $(CONTROLLER_GEN) rbac:roleName=$(ROLE_NAME) webhook paths=./chapters/$$c/... output:rbac:dir=chapters/$$c output:webhook:dir=chapters/$$c; done
-	cp chapters/$(lastword $(CHAPTERS))/role.yaml config/rbac/role.yaml
-	cp chapters/$(lastword $(CHAPTERS))/manifests.yaml config/webhook/manifests.yaml
+	cp chapters/$(shipped_dir)/role.yaml config/rbac/role.yaml
+	cp chapters/$(shipped_dir)/manifests.yaml config/webhook/manifests.yaml
 
 .PHONY: verify-manifests
 verify-manifests: $(CONTROLLER_GEN) ## Fail if the generated CRD, RBAC or deepcopy code is stale.
@@ -155,8 +167,8 @@ verify-manifests: $(CONTROLLER_GEN) ## Fail if the generated CRD, RBAC or deepco
 	    diff -u chapters/$$c/manifests.yaml $$tmp/webhook/$$c/manifests.yaml || stale=1; fi; done; \
 	diff -u api/v1/zz_generated.deepcopy.go $$tmp/api/zz_generated.deepcopy.go || stale=1; \
 	diff -u config/crd/bases $$tmp/crd || stale=1; \
-	diff -u config/rbac/role.yaml $$tmp/rbac/$(lastword $(CHAPTERS))/role.yaml || stale=1; \
-	diff -u config/webhook/manifests.yaml $$tmp/webhook/$(lastword $(CHAPTERS))/manifests.yaml || stale=1; \
+	diff -u config/rbac/role.yaml $$tmp/rbac/$(shipped_dir)/role.yaml || stale=1; \
+	diff -u config/webhook/manifests.yaml $$tmp/webhook/$(shipped_dir)/manifests.yaml || stale=1; \
 	if [[ $$stale == 1 ]]; then echo "error: generated files are stale; run 'make manifests' and commit the result" >&2; exit 1; fi; \
 	echo "Generated files are up to date"
 
@@ -223,9 +235,9 @@ bench-unit: ## Run the Go micro-benchmarks of the chapter packages (no cluster n
 	$(GO_TEST) -run '^$$' -bench . -benchmem ./chapters/...
 
 .PHONY: diff-chapter
-diff-chapter: check-chapter-2 ## Show the code diff that chapter N adds to chapter N-1, with the files outside the chapters it adds (chapter 10's manifests, ...): make diff-chapter 5
+diff-chapter: check-chapter-2 ## Show the code diff that chapter N adds to chapter N-1 (chapter 13: to chapter 9, which it rewrites), with the files outside the chapters it adds (chapter 10's manifests, ...): make diff-chapter 5
 	@go build -o $(BIN)/chapter-branches ./scripts/chapter-branches
-	@scripts/diff-chapter.sh $(CHAPTER) $$($(BIN)/chapter-branches --arrivals $(CHAPTER))
+	@scripts/diff-chapter.sh --base $$($(BIN)/chapter-branches --base $(CHAPTER)) $(CHAPTER) $$($(BIN)/chapter-branches --arrivals $(CHAPTER))
 
 # The commit that the chapter branches are made from; never the work tree.
 FROM ?= HEAD
@@ -254,8 +266,8 @@ install: ## Install chapter N's CRD (make install 11, or OPERATOR_CHAPTER or CHA
 	@$(with_kubeconfig) $(KUBECTL_CMD) wait --for condition=Established --timeout=60s crd/redis.myapp.example.com
 
 .PHONY: run
-run: check-chapter-1 $(build_under_test) $(if $(and $(FAULTS),$(if $(VARIANT),,x)),build-faults) install ## Run chapter N's operator against the cluster: make run 5 (or CHAPTER=5; VARIANT=dir: your version of it; FAULTS=true: its test build, which injects faults)
-	@$(with_kubeconfig) OPERATOR_CHAPTER=$(CHAPTER) ENABLE_WEBHOOKS=false $(operator_under_test)$(if $(FAULTS),-faults) --metrics-bind-address :8080
+run: check-chapter-1 $(build_under_test) $(if $(and $(FAULTS),$(if $(VARIANT),,x)),build-faults) install ## Run chapter N's operator against the cluster: make run 5 (or CHAPTER=5; VARIANT=dir: your version of it; FAULTS=true: its test build, which injects faults; RUN_ARGS: more flags, e.g. --trace-pods)
+	@$(with_kubeconfig) OPERATOR_CHAPTER=$(CHAPTER) ENABLE_WEBHOOKS=false $(operator_under_test)$(if $(FAULTS),-faults) --metrics-bind-address :8080 $(RUN_ARGS)
 
 ##@ Tests
 
@@ -268,8 +280,8 @@ test-chapters: check-test-chapters $(GINKGO) build cluster-up ## Run every chapt
 	@$(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(ginkgo_e2e) $(addprefix tests/chapter,$(test_chapters_nn))
 
 .PHONY: test-faults
-test-faults: $(GINKGO) build build-faults cluster-up ## Crash the latest chapter's operator after each of its writes in turn; every run must end as the run without a crash does.
-	@$(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator OPERATOR_FAULTS_BIN=$(BIN)/operator-faults $(ginkgo_e2e) --fail-on-empty --label-filter=crash-sweep tests/chapter$(shell printf %02d $(LATEST_CHAPTER))
+test-faults: $(GINKGO) build build-faults cluster-up ## Crash chapter 12's operator after each of its writes in turn; every run must end as the run without a crash does.
+	@$(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator OPERATOR_FAULTS_BIN=$(BIN)/operator-faults $(ginkgo_e2e) --fail-on-empty --label-filter=crash-sweep tests/chapter$(shell printf %02d $(FAULTS_CHAPTER))
 
 .PHONY: bench
 bench: build cluster-up install ## Benchmark chapters 5, 7 and 9 against a StatefulSet and a ReplicaSet (BENCH_SAMPLES, BENCH_N, BENCH_UNRELATED_PODS, BENCH_FLAGS); table on stdout, samples in _output/bench/.
@@ -286,8 +298,8 @@ bench-smoke: ## Run every phase of make bench once, small (minutes): it must end
 	@grep -q "^chapter [0-9]*'s targets:" $(OUTPUT_DIR)/bench-smoke.log || { echo "error: make bench printed no verdicts" >&2; exit 1; }
 
 .PHONY: prove-chapter
-prove-chapter: check-chapter-1 $(GINKGO) build prove-tool $(if $(VARIANT),build-variant) $(CONTROLLER_GEN) cluster-up ## Prove chapter N's lesson: its lesson specs fail against chapter N-1 (chapter 12: against its mutants; VARIANT=dir: against that variant of chapter N) after their lesson step, its suite passes, its mutants are killed: make prove-chapter 5
-	@$(prove) --chapter $(CHAPTER) $(if $(VARIANT),--variant '$(VARIANT)',$(if $(filter $(CHAPTER),$(PROVED_BY_MUTANTS)),--against-mutants) --with-mutants)
+prove-chapter: check-chapter-1 $(GINKGO) build prove-tool $(if $(VARIANT),build-variant) $(CONTROLLER_GEN) cluster-up ## Prove chapter N's lesson: its lesson specs fail against chapter N-1 (chapter 12: against its mutants; VARIANT=dir: against that variant of chapter N) after their lesson step, its suite passes, its mutants are killed (chapter 13, a rewrite: its suite passes, its mutants are killed): make prove-chapter 5
+	@$(prove) --chapter $(CHAPTER) $(if $(VARIANT),--variant '$(VARIANT)',$(prove_mode) --with-mutants)
 
 .PHONY: mutants
 mutants: check-chapter-1 $(GINKGO) build prove-tool $(CONTROLLER_GEN) cluster-up ## Run chapter N's mutants (chapters/NN-slug/mutants): each must fail its spec, in its step: make mutants 5
@@ -299,7 +311,7 @@ mutant: check-chapter-1 $(GINKGO) build prove-tool $(CONTROLLER_GEN) cluster-up 
 	@$(prove) --chapter $(CHAPTER) --mutants --mutant '$(MUTANT)' --show
 
 .PHONY: prove-chapters
-prove-chapters: check-prove-lanes $(GINKGO) build prove-tool $(CONTROLLER_GEN) cluster-up ## Prove every chapter's lesson (and run every suite, and every mutant): make prove-chapter for each (PROVE_LANES="1-8 9-12": those ranges at once, each but the first on a local cluster of its own).
+prove-chapters: check-prove-lanes $(GINKGO) build prove-tool $(CONTROLLER_GEN) cluster-up ## Prove every chapter's lesson (and run every suite, and every mutant): make prove-chapter for each (PROVE_LANES="1-8 9-13": those ranges at once, each but the first on a local cluster of its own).
 	@lanes=($(prove_lanes)); \
 	if (( $${#lanes[@]} == 1 )); then $(MAKE) --no-print-directory prove-range RANGE=$${lanes[0]}; exit; fi; \
 	stop_lanes() { for lane in "$${lanes[@]:1}"; do $(MAKE) --no-print-directory cluster-down CLUSTER=local OUTPUT_DIR=$(OUTPUT_DIR)/lane-$$lane || true; done; }; \
@@ -313,7 +325,7 @@ prove-chapters: check-prove-lanes $(GINKGO) build prove-tool $(CONTROLLER_GEN) c
 .PHONY: prove-range
 prove-range: check-range $(GINKGO) build prove-tool $(CONTROLLER_GEN) cluster-up ## Prove chapters FROM-TO in turn, as make prove-chapters does, on the cluster of OUTPUT_DIR: make prove-range RANGE=1-6
 	@for n in $$(seq $(subst -, ,$(RANGE))); do \
-	  $(prove) --chapter $$n $$([[ " $(PROVED_BY_MUTANTS) " == *" $$n "* ]] && echo --against-mutants) --with-mutants || exit 1; done
+	  $(prove) --chapter $$n $$([[ " $(PROVED_BY_MUTANTS) " == *" $$n "* ]] && echo --against-mutants; [[ " $(REWRITES) " == *" $$n "* ]] && echo --no-lesson) --with-mutants || exit 1; done
 
 # make prove-chapters proves chapters in lanes, one range of chapters each,
 # side by side: most of a suite's time is spent waiting for the cluster.
@@ -368,7 +380,7 @@ exercise_chapter = $(or $(CHAPTER_ARG),$(if $(filter command line environment,$(
 # repository: the workspace is built as a package of the module).
 EXERCISE_DIR ?= _exercise
 exercise = $(BIN)/exercise
-exercise_dir = --dir '$(EXERCISE_DIR)'
+exercise_dir = --dir '$(EXERCISE_DIR)' --rewrites '$(REWRITES)'
 EXERCISE_OUT ?= $(OUTPUT_DIR)/exercise
 
 # bin/exercise; go build is a no-op when nothing changed.
@@ -454,9 +466,9 @@ E2E_PROCS ?= 4
 VARIANT ?=
 VARIANT_OUT ?= $(OUTPUT_DIR)/variant
 VARIANT_BIN ?= $(BIN)/operator-variant
-# The first chapter whose suite runs the test build that injects faults
-# (make build-faults): a variant of it or a later chapter is built that
-# way too, into $(VARIANT_BIN)-faults; so is any variant with FAULTS set.
+# The chapter whose suite runs the test build that injects faults (make
+# build-faults): a variant of it is built that way too, into
+# $(VARIANT_BIN)-faults; so is any variant with FAULTS set.
 FAULTS_CHAPTER := 12
 FAULTS ?=
 # A variant is built without the symbol table and debug information: a
@@ -477,6 +489,8 @@ check-variant:
 # before: chapter 12's lesson is its fault switches' specs, which fail
 # against chapter 11 for want of a switch, not of the fix they prove.
 PROVED_BY_MUTANTS := 12
+# How make prove-chapter proves chapter CHAPTER.
+prove_mode = $(if $(filter $(CHAPTER),$(PROVED_BY_MUTANTS)),--against-mutants)$(if $(filter $(CHAPTER),$(REWRITES)),--no-lesson)
 # bin/prove against the cluster; the targets add --chapter. A variant is
 # built (make build-variant) into bin/operator-variant, with its role in
 # VARIANT_OUT; each mutant into a directory of its own under the mutants'

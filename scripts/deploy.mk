@@ -24,9 +24,10 @@ OPERATOR_NAMESPACE := redis-operator-system
 # variant (OPERATOR_ROLE: make test-chapter N VARIANT=dir sets it).
 deploy_role = $(or $(OPERATOR_ROLE),$(if $(DEPLOY_SELECTS_CHAPTER),$(wildcard chapters/$(shell printf %02d '$(deploy_chapter)' 2>/dev/null)-*/role.yaml)))
 # The chapter make deploy runs: OPERATOR_CHAPTER (the suites set it), else
-# the chapter named (make deploy 11, or CHAPTER=11), else the latest; in a
-# chapter branch, its own. The operator runs in the cluster from chapter 10,
-# and serves the webhook from chapter 11. A suite that sets
+# the chapter named (make deploy 11, or CHAPTER=11), else the shipped one
+# (SHIPPED_CHAPTER); in a chapter branch, its own. The operator runs in the
+# cluster from chapter 10, and serves the webhook from chapter 11 (chapter
+# 13, a rewrite of chapter 9, runs on your machine: REWRITES). A suite that sets
 # OPERATOR_CHAPTER deploys whatever it proves, chapter 9 included (chapter
 # 10's lesson specs against it), with the webhook's configuration whenever
 # the checkout has one (chapter 11's, against chapter 10).
@@ -129,6 +130,8 @@ deploy: check-deploy-chapter docker-build cluster-tool install ## Deploy chapter
 check-deploy-chapter:
 	@if [[ -z '$(OPERATOR_CHAPTER)' ]] && { ! [[ '$(deploy_chapter)' =~ ^[0-9]+$$ ]] || (( 10#$(deploy_chapter) < $(IN_CLUSTER_CHAPTER) )); }; then \
 	  echo "error: make deploy runs chapter $(IN_CLUSTER_CHAPTER) or later in the cluster (got chapter '$(deploy_chapter)'); make run N runs any chapter on your machine" >&2; exit 2; fi
+	@if [[ -z '$(OPERATOR_CHAPTER)' ]] && [[ " $(REWRITES) " == *" $$((10#$(deploy_chapter))) "* ]]; then \
+	  echo "error: chapter $(deploy_chapter) rewrites a chapter that runs on your machine, and runs there too: make run $(deploy_chapter)" >&2; exit 2; fi
 
 .PHONY: undeploy
 undeploy: ## Delete what make deploy applied, but not the CRD: every Redis and its pods stay.

@@ -51,7 +51,8 @@ func makeBranches(ctx context.Context, r *repo, rev string) ([]string, error) {
 }
 
 // buildCommits writes the tree and commit of every chapter's branch, each
-// commit the child of the chapter before, and returns them in order. It
+// commit the child of its base's (the chapter before, or the one it
+// rewrites), and returns them in order. It
 // writes objects only: no ref, index or work tree changes.
 func buildCommits(ctx context.Context, r *repo, s *source) ([]built, error) {
 	dir, err := os.MkdirTemp("", "chapter-branches-index-")
@@ -66,8 +67,9 @@ func buildCommits(ctx context.Context, r *repo, s *source) ([]built, error) {
 		return nil, err
 	}
 	var commits []built
-	parent := ""
+	byNumber := map[int]string{}
 	for _, c := range s.chapters {
+		parent := byNumber[base(c.number)]
 		files, err := branchFiles(s, sh, c)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", c.branch(), err)
@@ -92,8 +94,9 @@ func buildCommits(ctx context.Context, r *repo, s *source) ([]built, error) {
 		if err != nil {
 			return nil, err
 		}
-		parent = strings.TrimSpace(out)
-		commits = append(commits, built{chapter: c, commit: parent})
+		commit := strings.TrimSpace(out)
+		byNumber[c.number] = commit
+		commits = append(commits, built{chapter: c, commit: commit})
 	}
 	return commits, nil
 }

@@ -134,9 +134,12 @@ func TestMakeBranches(t *testing.T) {
 		}
 	}
 	// cmd/main.go is the course's operator/main.go, importing the
-	// chapter's package; the Makefile knows its chapter.
+	// chapter's package (and the trace at its place); the Makefile knows
+	// its chapter.
 	course := git(t, dir, "show", "HEAD:operator/main.go")
-	if got, want := git(t, dir, "show", two+":cmd/main.go"), strings.Replace(course, "/operator/controller\"", "/internal/controller\"", 1); got != want || got == course {
+	want := strings.Replace(course, "/operator/controller\"", "/internal/controller\"", 1)
+	want = strings.Replace(want, "/operator/trace\"", "/internal/trace\"", 1)
+	if got := git(t, dir, "show", two+":cmd/main.go"); got != want || got == course {
 		t.Error("cmd/main.go is not the course's operator/main.go importing internal/controller")
 	}
 	for branch, want := range map[string]string{one: "\nCHAPTER := 1\n", two: "\nCHAPTER := 2\n"} {

@@ -55,6 +55,7 @@ func pathRules(c chapter) []pathRule {
 		// chapter whose suite runs it.
 		{from: "operator/faults.go", to: "cmd/faults.go", since: faultsChapter},
 		{from: "operator/faults", to: "internal/faults", since: faultsChapter},
+		{from: "operator/trace", to: "internal/trace"},
 		{from: "operator", to: "cmd"},
 		{from: "config/rbac/role.yaml", to: drop},                                  // the chapter's role replaces it
 		{from: "config/webhook/manifests.yaml", to: drop},                          // and its webhook configuration
@@ -102,6 +103,31 @@ const (
 	faultsChapter    = 12
 )
 
+// rewrites maps a chapter that rewrites an earlier one to that chapter,
+// its base: chapter 13 is chapter 9's operator on client-go alone. Its
+// branch has its base's layout (chapter 9 runs on your machine: no
+// manifests, webhook or faults), its commit is its base's child, and its
+// lesson is its diff against its base (make diff-chapter 13).
+var rewrites = map[int]int{13: 9}
+
+// base is the chapter that chapter n builds on: n-1, or the chapter it
+// rewrites.
+func base(n int) int {
+	if b, ok := rewrites[n]; ok {
+		return b
+	}
+	return n - 1
+}
+
+// layout is the chapter whose layout c's branch has: its own, or its
+// base's when it rewrites one.
+func (c chapter) layout() int {
+	if b, ok := rewrites[c.number]; ok {
+		return b
+	}
+	return c.number
+}
+
 // branchPath returns where the file or directory p of the course
 // repository is in chapter c's branch, and false if it is not there.
 func branchPath(p string, c chapter) (string, bool) {
@@ -111,10 +137,10 @@ func branchPath(p string, c chapter) (string, bool) {
 		if !ok || (rest != "" && rest[0] != '/') {
 			continue
 		}
-		if c.number < r.since && r.to == "" {
+		if c.layout() < r.since && r.to == "" {
 			continue
 		}
-		if r.to == "" || c.number < r.since {
+		if r.to == "" || c.layout() < r.since {
 			return "", false
 		}
 		if r.to == "test/e2e" {
@@ -126,7 +152,7 @@ func branchPath(p string, c chapter) (string, bool) {
 }
 
 // arrivals lists the course's files, of files, that chapter n's branch has
-// and chapter n-1's does not, outside the chapters' directories: what the
+// and chapter base(n)'s does not, outside the chapters' directories: what the
 // lesson adds beside its package (chapter 10's manifests, image and deploy
 // targets, chapter 11's webhook configuration and certificates, chapter
 // 12's fault injection). The test framework's parts that come with a
@@ -139,7 +165,7 @@ func arrivals(n int, files []string) []string {
 			continue
 		}
 		_, now := branchPath(f, chapter{number: n})
-		_, before := branchPath(f, chapter{number: n - 1})
+		_, before := branchPath(f, chapter{number: base(n)})
 		if now && !before {
 			out = append(out, f)
 		}

@@ -49,10 +49,11 @@ func run() error {
 	from := fs.String("from", "HEAD", "the commit of the course to make the branches from")
 	verifyOnly := fs.Bool("verify", false, "move no branch; check the chapters' commits in a scratch directory (build, make test, diffs)")
 	binDir := fs.String("bin", "", "with --verify: the directory where the branches' Makefiles find or build their tools (default: in the scratch directory)")
+	baseOf := fs.Int("base", 0, "print the chapter that chapter N builds on (N-1, or the chapter it rewrites), whose package make diff-chapter N compares with, and do nothing else")
 	arrivalsOf := fs.Int("arrivals", 0, "print the files outside the chapters' directories that chapter N's branch has and chapter N-1's does not (make diff-chapter shows them), and do nothing else")
 	workDir := fs.String("work", "", "with --verify: the directory each branch is checked out in, in turn, kept for the next run so that go's build and test caches serve the branches that did not change (default: in the scratch directory)")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: %s [--from REV] [--verify [--bin DIR] [--work DIR]] | --arrivals N\n\n", os.Args[0])
+		fmt.Fprintf(fs.Output(), "Usage: %s [--from REV] [--verify [--bin DIR] [--work DIR]] | --arrivals N | --base N\n\n", os.Args[0])
 		fmt.Fprintln(fs.Output(), "Creates or updates the branches chapter/NN-slug, one commit per chapter of chapters/ at REV.")
 		fs.PrintDefaults()
 	}
@@ -72,6 +73,10 @@ func run() error {
 		return err
 	}
 	r := &repo{dir: top}
+	if *baseOf > 0 {
+		fmt.Println(base(*baseOf))
+		return nil
+	}
 	if *arrivalsOf > 0 {
 		out, err := r.git(ctx, "ls-files", "-z")
 		if err != nil {

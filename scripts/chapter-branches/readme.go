@@ -105,8 +105,9 @@ func readmeHeader(zh bool, c chapter) string {
 // read here.
 func readmeBanner(zh bool, s *source, c chapter, files map[string]output) string {
 	var prev, diff string
+	_, rewrite := rewrites[c.number]
 	if c.number > 1 {
-		p := s.chapters[c.number-2].branch()
+		p := s.chapters[base(c.number)-1].branch()
 		diff = fmt.Sprintf("git diff %s %s", p, c.branch())
 		prev = p
 	}
@@ -114,7 +115,9 @@ func readmeBanner(zh bool, s *source, c chapter, files map[string]output) string
 	if zh {
 		fmt.Fprintf(&b, "> **分支 `%s`**：Redis operator 课程的第 %d 章，单独成为一个 kubebuilder 布局的项目："+
 			"调谐器（reconciler）在 `internal/controller`，由 `cmd/main.go` 接入 manager，端到端测试在 `test/e2e`。", c.branch(), c.number)
-		if prev != "" {
+		if rewrite {
+			fmt.Fprintf(&b, "本章重写的是分支 `%s` 的 operator；`%s` 显示的正是这次重写。", prev, diff)
+		} else if prev != "" {
 			fmt.Fprintf(&b, "上一章是分支 `%s`；`%s` 显示的正是本章的内容。", prev, diff)
 		}
 		b.WriteString("\n>\n" +
@@ -138,7 +141,9 @@ func readmeBanner(zh bool, s *source, c chapter, files map[string]output) string
 	fmt.Fprintf(&b, "> **Branch `%s`**: chapter %d of the Redis operator course on its own, in "+
 		"kubebuilder's layout: the reconciler in `internal/controller`, wired into the manager by "+
 		"`cmd/main.go`, its end-to-end suite in `test/e2e`.", c.branch(), c.number)
-	if prev != "" {
+	if rewrite {
+		fmt.Fprintf(&b, " It rewrites the operator of branch `%s`; `%s` shows the rewrite.", prev, diff)
+	} else if prev != "" {
 		fmt.Fprintf(&b, " The chapter before is branch `%s`; `%s` shows this lesson.", prev, diff)
 	}
 	b.WriteString("\n>\n" +

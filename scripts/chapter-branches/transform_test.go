@@ -135,9 +135,10 @@ func readCourse(t *testing.T, p string) []byte {
 	return data
 }
 
-// TestTransform: cmd/main.go is the course's operator/main.go with one
-// import changed, since the course's operator/controller and the
-// chapter's package, internal/controller, both offer NewManager; the
+// TestTransform: cmd/main.go is the course's operator/main.go with two
+// imports changed: operator/controller is internal/controller, since the
+// course's operator/controller and the chapter's package both offer
+// NewManager, and operator/trace is internal/trace; the
 // chapter's package is named controller and the suite e2e; the
 // framework's messages name make test-e2e.
 func TestTransform(t *testing.T) {
@@ -146,8 +147,9 @@ func TestTransform(t *testing.T) {
 	if want == string(main) {
 		t.Fatal("operator/main.go does not import operator/controller")
 	}
+	want = strings.Replace(want, `"`+module+`/operator/trace"`, `"`+module+`/internal/trace"`, 1)
 	if got, err := transform("cmd/main.go", main, &source{module: module}, ch3); err != nil || string(got) != want {
-		t.Errorf("transform(cmd/main.go) = %q, %v; want the course's file importing internal/controller", got, err)
+		t.Errorf("transform(cmd/main.go) = %q, %v; want the course's file importing internal/controller and internal/trace", got, err)
 	}
 	if !strings.Contains(string(main), "controller.NewManager(cfg, ") {
 		t.Error("operator/main.go does not call controller.NewManager, which every chapter's package offers")

@@ -104,7 +104,8 @@ func verifyIn(ctx context.Context, r *repo, s *source, commits []built, scratch,
 			return fmt.Errorf("%s: %w", b.chapter.branch(), err)
 		}
 		if i > 0 {
-			if err := compareDiffs(ctx, r, course, s.module, arrivals(b.chapter.number, paths), commits[i-1], b, w); err != nil {
+			prev := commits[base(b.chapter.number)-commits[0].chapter.number]
+			if err := compareDiffs(ctx, r, course, s.module, arrivals(b.chapter.number, paths), prev, b, w); err != nil {
 				return fmt.Errorf("%s: %w", b.chapter.branch(), err)
 			}
 		}
@@ -182,7 +183,7 @@ func extract(ctx context.Context, r *repo, commit, dir string, paths ...string) 
 // course's hunks.
 func compareDiffs(ctx context.Context, r *repo, course, module string, added []string, prev, cur built, w io.Writer) error {
 	n := cur.chapter.number
-	cmd := exec.CommandContext(ctx, "bash", append([]string{"scripts/diff-chapter.sh", strconv.Itoa(n)}, added...)...)
+	cmd := exec.CommandContext(ctx, "bash", append([]string{"scripts/diff-chapter.sh", "--base", strconv.Itoa(base(n)), strconv.Itoa(n)}, added...)...)
 	cmd.Dir = course
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -65,6 +65,7 @@ func run(args []string) error {
 	var (
 		chapterArg = fs.String("chapter", "", "the chapter of the exercise (default: the one started last)")
 		dir        = fs.String("dir", "_exercise", "where the workspaces and the progress file are")
+		rewrites   = fs.String("rewrites", "", "the chapters that rewrite an earlier one (the Makefile's REWRITES, space-separated): their exercise starts from their own package with its lesson taken out")
 		force      = fs.Bool("force", false, "start: overwrite the workspace even if you changed it")
 		cont       = fs.Bool("continue", false, "start: from your own workspace of the chapter before, once it passed make check, not from that chapter's package")
 		c          checkFlags
@@ -103,7 +104,14 @@ func run(args []string) error {
 	if rel = filepath.Clean(rel); rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return fmt.Errorf("the exercises' directory (EXERCISE_DIR=%s) must be a directory inside this checkout", *dir)
 	}
-	ex := &exercises{root: ".", dir: rel}
+	ex := &exercises{root: ".", dir: rel, rewrites: map[int]bool{}}
+	for _, f := range strings.Fields(*rewrites) {
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			return fmt.Errorf("--rewrites: %q is not a chapter number", f)
+		}
+		ex.rewrites[n] = true
+	}
 	switch cmd {
 	case "progress":
 		return ex.printProgress(os.Stdout)

@@ -21,6 +21,12 @@ import (
 type exercises struct {
 	root string // the course's checkout
 	dir  string // _exercise, relative to root
+	// rewrites are the chapters that rewrite an earlier one (chapter 13,
+	// chapter 9 on client-go alone): there is no chapter before to start
+	// from, so the exercise starts from the chapter's own package with its
+	// lesson taken out (start.patch), and every unit test of the chapter
+	// is the lesson's.
+	rewrites map[int]bool
 }
 
 // exercise is chapter N's: the learner writes its lesson into a copy of
@@ -28,8 +34,11 @@ type exercises struct {
 type exercise struct {
 	n          int
 	chapterDir string // chapters/NN-slug
-	prevDir    string // chapters/(N-1)-slug
+	prevDir    string // chapters/(N-1)-slug; a rewrite's: its own, chapterDir
 	workspace  string // _exercise/NN-slug
+	// rewrite is set when the chapter rewrites an earlier one: it starts
+	// from its own package.
+	rewrite bool
 }
 
 // title is the chapter's name, as its directory spells it: "rebuild pods".
@@ -100,6 +109,9 @@ func (ex *exercises) exercise(n int, page string) (*exercise, error) {
 	if _, err := os.Stat(ex.path(dir, "exercise", page)); err != nil {
 		return nil, fmt.Errorf("chapter %d has no %s yet; the chapters with one: %s", n, strings.TrimPrefix(strings.TrimPrefix(kind, "an "), "a "), list(ex.withExercise(page)))
 	}
+	if ex.rewrites[n] {
+		return &exercise{n: n, chapterDir: dir, prevDir: dir, workspace: filepath.Join(ex.dir, filepath.Base(dir)), rewrite: true}, nil
+	}
 	// Chapter 1's exercise starts from no chapter: its start.patch makes
 	// the whole package, an empty reconciler.
 	prev, ok := ex.chapterDir(n - 1)
@@ -109,10 +121,11 @@ func (ex *exercises) exercise(n int, page string) (*exercise, error) {
 	return &exercise{n: n, chapterDir: dir, prevDir: prev, workspace: filepath.Join(ex.dir, filepath.Base(dir))}, nil
 }
 
-// prevPath is the path of chapter N-1's package, or "" for chapter 1's
-// exercise, which starts from none.
+// prevPath is the path of chapter N-1's package, whose tests are not the
+// lesson's, or "" for chapter 1's exercise, which starts from none, and a
+// rewrite's, all of whose tests are the lesson's.
 func (ex *exercises) prevPath(e *exercise) string {
-	if e.prevDir == "" {
+	if e.prevDir == "" || e.rewrite {
 		return ""
 	}
 	return ex.path(e.prevDir)
@@ -227,6 +240,8 @@ func (ex *exercises) start(e *exercise, force, cont bool, w io.Writer) error {
 		return err
 	}
 	switch {
+	case e.rewrite:
+		fmt.Fprintf(w, "Exercise %d, %s: your workspace is %s, chapter %d's own package with its lesson taken out.\n%s", e.n, e.title(), e.workspace, e.n, stubs)
 	case cont:
 		fmt.Fprintf(w, "Exercise %d, %s: your workspace is %s, your own chapter %d from %s.\n%s", e.n, e.title(), e.workspace, e.n-1, from, stubs)
 	case e.prevDir == "":
@@ -246,6 +261,9 @@ func (ex *exercises) start(e *exercise, force, cont bool, w io.Writer) error {
 func (ex *exercises) ownPrevious(e *exercise) (string, error) {
 	if e.prevDir == "" {
 		return "", fmt.Errorf("chapter %d's exercise starts from an empty operator: there is no exercise before it to continue from (make exercise %d)", e.n, e.n)
+	}
+	if e.rewrite {
+		return "", fmt.Errorf("chapter %d rewrites an earlier chapter, and its exercise starts from its own package with its lesson taken out: there is no exercise before it to continue from (make exercise %d)", e.n, e.n)
 	}
 	prev := filepath.Join(ex.dir, filepath.Base(e.prevDir))
 	if _, err := os.Stat(ex.path(prev)); err != nil {
@@ -288,7 +306,7 @@ func (ex *exercises) applyStartPatch(e *exercise, from string) (string, error) {
 			return "", fmt.Errorf("%s, which adds the stubs that chapter %d's tests call, does not apply to your %s (%v):\n%sstart from chapter %d's own package (make exercise %d), or add what its Adds: and Changes: lines say to a copy of yours",
 				filepath.Join(e.chapterDir, "exercise", startPatchFile), e.n, from, err, out, e.n-1, e.n)
 		}
-		return "", fmt.Errorf("%s does not apply to chapter %d's package: %v\n%s", filepath.Join(e.chapterDir, "exercise", startPatchFile), e.n-1, err, out)
+		return "", fmt.Errorf("%s does not apply to the package it starts from (%s): %v\n%s", filepath.Join(e.chapterDir, "exercise", startPatchFile), e.prevDir, err, out)
 	}
 	var header strings.Builder
 	for _, line := range strings.Split(string(data), "\n") {

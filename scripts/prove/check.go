@@ -18,7 +18,25 @@ import (
 // line, and a failure the step it failed in and why, as prove's verdicts
 // do; a failure of the suite's set-up, or an operator that crashed, its
 // own lines.
-func checkVariant(base runInput, v variantFlags) error {
+//
+// A chapter without lesson specs (noLesson: a rewrite) runs its whole
+// suite at once.
+func checkVariant(base runInput, v variantFlags, noLesson bool) error {
+	if noLesson {
+		fmt.Printf("=== Checking %s as chapter %d, which has no lesson spec: its whole suite; Eventually waits %s\n", v.dir, base.chapter, base.timeout)
+		in := base
+		in.operator, in.variant, in.label = base.chapter, v, "check-suite"
+		opLog := newOperatorLog(base.chapter)
+		res, err := runSuite(in)
+		if err != nil {
+			return err
+		}
+		if !judgeChecked(res, opLog) {
+			return fmt.Errorf("%s does not pass chapter %d's suite yet (make hint %d gives a hint)", v.dir, base.chapter, base.chapter)
+		}
+		fmt.Printf("%s %s passes chapter %d's suite: %d specs\n", lessonsPassed, v.dir, base.chapter, len(res.specs))
+		return nil
+	}
 	fmt.Printf("=== Checking %s as chapter %d: its lesson specs, then the rest of the suite; Eventually waits %s\n",
 		v.dir, base.chapter, base.timeout)
 	in := base

@@ -74,6 +74,7 @@ func run() error {
 	only := flag.String("mutant", "", "with --mutants: only this one")
 	show := flag.Bool("show", false, "with --mutants: print each mutant's change first")
 	withMutants := flag.Bool("with-mutants", false, "after proving the lesson, run the chapter's mutants, each against its spec (the whole suite's run against the chapter shows that those specs pass)")
+	noLesson := flag.Bool("no-lesson", false, "the chapter rewrites an earlier one and has no lesson spec (none can fail against chapter N-1): its proof is its whole suite passing against its own operator, then its mutants (--with-mutants)")
 	byMutants := flag.Bool("against-mutants", false, "prove the lesson against the chapter's own mutants of its lesson specs (each lesson spec must have one) in place of chapter N-1")
 	specFile := flag.String("spec-exercise", "", "judge this file, a learner's spec of chapter N (make check-spec): its specs labelled exercise must fail against chapter N-1 after their lesson step, pass against chapter N, and kill the chapter's mutants of --spec-target")
 	specTarget := flag.String("spec-target", "", "with --spec-exercise: the full text of the chapter's spec that the learner's stands for (its mutants are the ones to kill)")
@@ -82,7 +83,7 @@ func run() error {
 	if chapter < 1 || ginkgo == "" || procs < 1 || flag.NArg() > 0 ||
 		variant.dir != "" && (variant.bin == "" || variant.role == "") || *check && variant.dir == "" ||
 		(*specFile == "") != (*specTarget == "") {
-		return errors.New("usage: prove --chapter N --ginkgo PATH [--eventually-timeout D] [--procs N] [--variant DIR --variant-bin PATH --variant-role PATH [--check] | --against-mutants] [--with-mutants]\n       prove --chapter N --ginkgo PATH --mutants [--mutant NAME] [--show]")
+		return errors.New("usage: prove --chapter N --ginkgo PATH [--eventually-timeout D] [--procs N] [--variant DIR --variant-bin PATH --variant-role PATH [--check] | --against-mutants | --no-lesson] [--with-mutants]\n       prove --chapter N --ginkgo PATH --mutants [--mutant NAME] [--show]")
 	}
 	if timeout == "" {
 		timeout = "90s"
@@ -132,14 +133,26 @@ func run() error {
 		return runMutants(mutantsIn, nil)
 	}
 	if *check {
-		return checkVariant(base, variant)
+		return checkVariant(base, variant, *noLesson)
 	}
 	if *specFile != "" {
 		return checkSpecExercise(mutantsIn, *specFile, *specTarget, *byMutants)
 	}
 
 	var green *runResult
-	if *byMutants {
+	if *noLesson {
+		fmt.Printf("=== Proving chapter %d, which has no lesson spec (it rewrites an earlier chapter): its whole suite against its own operator (each spec must pass), then its mutants; Eventually waits %s\n",
+			chapter, timeout)
+		in := base
+		in.operator = chapter
+		var err error
+		if green, err = runSuite(in); err != nil {
+			return err
+		}
+		if err := noLessonVerdict(chapter, green); err != nil {
+			return err
+		}
+	} else if *byMutants {
 		fmt.Printf("=== Proving chapter %d: its whole suite against its own operator (each spec must pass), then each lesson spec against the chapter's mutants of it (each must fail); Eventually waits %s\n",
 			chapter, timeout)
 		in := base
@@ -394,6 +407,27 @@ func printSummary(log string) {
 
 // verdict prints one line per lesson spec and fails unless every one
 // failed in the red run and passed in the green one.
+// noLessonVerdict judges the run of a chapter without lesson specs
+// (--no-lesson) against its own operator: every spec passed, and none is
+// labelled lesson, since no run would show it red.
+func noLessonVerdict(chapter int, green *runResult) error {
+	var problems []string
+	if green.setupErr != "" {
+		problems = append(problems, fmt.Sprintf("the run failed in BeforeSuite: %s", why(green.setupErr)))
+	}
+	if green.exitErr != nil {
+		problems = append(problems, fmt.Sprintf("chapter %d's suite does not pass against chapter %d (see %s)", chapter, chapter, green.log))
+	}
+	for _, l := range green.lessons {
+		problems = append(problems, fmt.Sprintf("%q is labelled lesson, but chapter %d has none (prove it without --no-lesson)", l.FullText(), chapter))
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("chapter %d is not proven:\n  - %s", chapter, strings.Join(problems, "\n  - "))
+	}
+	fmt.Printf("=== chapter %d's suite passes against its own operator: %d specs\n", chapter, len(green.specs))
+	return nil
+}
+
 func verdict(chapter int, red, green *runResult) error {
 	var problems []string
 	if red.setupErr != "" {
