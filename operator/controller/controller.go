@@ -1,8 +1,8 @@
 // Package controller is the operator's table of chapters: its NewManager
 // runs the reconciler of one chapter, so that one operator binary runs
 // every chapter. The environment variable OPERATOR_CHAPTER names the
-// chapter (`make run N` and the end-to-end suites set it); without it, the
-// latest chapter runs.
+// chapter (`make run N` and the end-to-end suites set it); without it,
+// the shipped chapter runs (Shipped).
 //
 // In a chapter's branch, cmd/main.go imports internal/controller instead,
 // the chapter's own package, which has the same NewManager. So the
@@ -30,6 +30,7 @@ import (
 	ch10 "example.com/redis-operator/chapters/10-in-cluster"
 	ch11 "example.com/redis-operator/chapters/11-admission"
 	ch12 "example.com/redis-operator/chapters/12-faults"
+	ch13 "example.com/redis-operator/chapters/13-under-the-hood"
 )
 
 // Chapter is one chapter of the course and the entry point of its package.
@@ -53,20 +54,31 @@ var Chapters = []Chapter{
 	{10, "in-cluster", ch10.NewManager},
 	{11, "admission", ch11.NewManager},
 	{12, "faults", ch12.NewManager},
+	{13, "under-the-hood", ch13.NewManager},
 }
 
-// Latest is the last chapter, which runs unless another is asked for.
+// Latest is the last chapter.
 func Latest() Chapter { return Chapters[len(Chapters)-1] }
+
+// ShippedChapter is the chapter that runs unless another is asked for,
+// whose role and webhook configuration config/ holds (the Makefile's
+// SHIPPED_CHAPTER): the course's last chapter on controller-runtime.
+// Chapter 13 rewrites chapter 9 on client-go alone, to show what
+// controller-runtime is made of; it runs when asked for.
+const ShippedChapter = 12
+
+// Shipped is the chapter that runs unless another is asked for.
+func Shipped() Chapter { return Chapters[ShippedChapter-Chapters[0].Number] }
 
 // EnvChapter is the environment variable that names the chapter to run.
 const EnvChapter = "OPERATOR_CHAPTER"
 
 // selected returns the chapter that $OPERATOR_CHAPTER names, or the
-// latest.
+// shipped one.
 func selected() (Chapter, error) {
 	v := os.Getenv(EnvChapter)
 	if v == "" {
-		return Latest(), nil
+		return Shipped(), nil
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < Chapters[0].Number || n > Latest().Number {

@@ -1,10 +1,25 @@
 package controller
 
 import (
+	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
 )
+
+// TestShippedChapterIsTheMakefiles: the operator runs without
+// OPERATOR_CHAPTER the chapter whose role and webhook configuration make
+// manifests copies into config/.
+func TestShippedChapterIsTheMakefiles(t *testing.T) {
+	makefile, err := os.ReadFile("../../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("\nSHIPPED_CHAPTER := %d\n", ShippedChapter); !strings.Contains(string(makefile), want) {
+		t.Errorf("the Makefile does not say %q", strings.TrimSpace(want))
+	}
+}
 
 func TestChaptersAreNumberedInOrder(t *testing.T) {
 	for i, c := range Chapters {
@@ -17,16 +32,17 @@ func TestChaptersAreNumberedInOrder(t *testing.T) {
 	}
 }
 
-// TestSelected: $OPERATOR_CHAPTER names the chapter, the latest runs
+// TestSelected: $OPERATOR_CHAPTER names the chapter, the shipped one runs
 // without it, and a value that names no chapter is an error, never the
-// latest chapter.
+// shipped chapter.
 func TestSelected(t *testing.T) {
 	tests := []struct {
 		env     string
 		want    string
 		wantErr bool
 	}{
-		{env: "", want: Latest().Slug},
+		{env: "", want: "faults"},
+		{env: strconv.Itoa(Latest().Number), want: Latest().Slug},
 		{env: "5", want: "rebuild-pods"},
 		{env: "1", want: "create-pods"},
 		{env: "0", wantErr: true},
