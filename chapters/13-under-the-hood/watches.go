@@ -21,10 +21,10 @@ func podChanged(oldPod, newPod *corev1.Pod) bool {
 // goneAtOnce reports whether a pod is deleted in the very request that
 // set its deletion timestamp: no grace period and no finalizer. The API
 // server sends an update event with the timestamp, then the delete event
-// right after it. The delete event alone brings the Redis back, first in
-// the queue; the update would bring it back at priority 0 and, by the
-// reconcile it asks for, hold up the create that the delete asks for (the
-// workqueue hands a Redis to one worker at a time).
+// right after it. The delete event alone brings the Redis back; the update
+// would bring it back too and, by the reconcile it asks for, could hold up
+// the create that the delete asks for (the workqueue hands a Redis to one
+// worker at a time).
 func goneAtOnce(pod *corev1.Pod) bool {
 	return !pod.DeletionTimestamp.IsZero() && pod.DeletionGracePeriodSeconds != nil &&
 		*pod.DeletionGracePeriodSeconds == 0 && len(pod.Finalizers) == 0

@@ -119,11 +119,11 @@ func followPodDeletion(log, ns, pod, redis string, oldUID, newUID types.UID) ([]
 	}{
 		{"watch", "the reflector's watch delivers DELETED", false,
 			func(l operatorLine) bool { return l.isTrace(trace.StageWatch, "DELETED", ns, pod, oldUID) }},
-		{"RealFIFO", "the reflector queues the deletion in the informer's FIFO", false,
+		{"queued", "the reflector queues the deletion in the informer's FIFO", false,
 			func(l operatorLine) bool { return l.isTrace(trace.StageQueued, "", ns, pod, oldUID) }},
 		// The indexer sees the pod for each of its updates too; its last
 		// sight of the old pod is its removal.
-		{"indexer", "the informer pops it and removes the pod from its indexer", true,
+		{"indexed", "the informer pops it and removes the pod from its indexer", true,
 			func(l operatorLine) bool { return l.isTrace(trace.StageIndexed, "", ns, pod, oldUID) }},
 		{"handler", "the informer calls the delete handler, which enqueues the Redis", false,
 			func(l operatorLine) bool { return l.isTrace(trace.StageHandler, "delete", ns, pod, oldUID) }},

@@ -53,7 +53,7 @@ func TestFollowPodDeletion(t *testing.T) {
 	for _, s := range stages {
 		got = append(got, fmt.Sprintf("%s@%d", s.Name, s.At.Second()))
 	}
-	want := "watch@2 RealFIFO@3 indexer@5 handler@6 worker@8 create@9 new pod@10"
+	want := "watch@2 queued@3 indexed@5 handler@6 worker@8 create@9 new pod@10"
 	if strings.Join(got, " ") != want {
 		t.Errorf("stages = %q, want %q", strings.Join(got, " "), want)
 	}
