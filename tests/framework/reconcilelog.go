@@ -37,6 +37,17 @@ type reconcileEvent struct {
 	start bool
 }
 
+// splitLogLine splits a line as the console encoder writes it: a time,
+// a level, maybe a logger's name, a message, then the key/values as one
+// JSON object. ok is false for any other line (a stack trace, say).
+func splitLogLine(line string) (at, msg, kvJSON string, ok bool) {
+	fields := strings.Split(line, "\t")
+	if len(fields) < 3 || !strings.HasPrefix(fields[len(fields)-1], "{") {
+		return "", "", "", false
+	}
+	return fields[0], fields[len(fields)-2], fields[len(fields)-1], true
+}
+
 // parseReconcileLog reads the start and end lines of the redis
 // controller's reconciles from an operator log, in the order they were
 // written. Other lines (the chapters' own messages, stack traces, other
@@ -44,13 +55,10 @@ type reconcileEvent struct {
 func parseReconcileLog(log string) []reconcileEvent {
 	var events []reconcileEvent
 	for _, line := range strings.Split(log, "\n") {
-		// The console encoder writes: time, level, message, then the
-		// key/values as one JSON object.
-		fields := strings.Split(line, "\t")
-		if len(fields) < 3 || !strings.HasPrefix(fields[len(fields)-1], "{") {
+		_, msg, kvJSON, ok := splitLogLine(line)
+		if !ok {
 			continue
 		}
-		msg := fields[len(fields)-2]
 		start := msg == "Reconciling"
 		if !start && msg != "Reconcile successful" && msg != "Reconciler error" && !strings.HasPrefix(msg, "Reconcile done") {
 			continue
@@ -61,7 +69,7 @@ func parseReconcileLog(log string) []reconcileEvent {
 			Name        string `json:"name"`
 			ReconcileID string `json:"reconcileID"`
 		}
-		if err := json.Unmarshal([]byte(fields[len(fields)-1]), &kv); err != nil || kv.Controller != "redis" || kv.ReconcileID == "" {
+		if err := json.Unmarshal([]byte(kvJSON), &kv); err != nil || kv.Controller != "redis" || kv.ReconcileID == "" {
 			continue
 		}
 		events = append(events, reconcileEvent{

@@ -30,9 +30,8 @@ type TraceStage struct {
 	At time.Time
 }
 
-// operatorLine is one line of the operator's log, as the console encoder writes
-// it: a time, a level, maybe a logger's name, a message and the key/values
-// as one JSON object.
+// operatorLine is one line of the operator's log (splitLogLine), its
+// key/values decoded.
 type operatorLine struct {
 	at  time.Time
 	msg string
@@ -42,16 +41,16 @@ type operatorLine struct {
 func parseLogLines(log string) []operatorLine {
 	var lines []operatorLine
 	for _, text := range strings.Split(log, "\n") {
-		fields := strings.Split(text, "\t")
-		if len(fields) < 4 || !strings.HasPrefix(fields[len(fields)-1], "{") {
+		at, msg, kvJSON, ok := splitLogLine(text)
+		if !ok {
 			continue
 		}
-		l := operatorLine{msg: fields[len(fields)-2]}
-		if json.Unmarshal([]byte(fields[len(fields)-1]), &l.kv) != nil {
+		l := operatorLine{msg: msg}
+		if json.Unmarshal([]byte(kvJSON), &l.kv) != nil {
 			continue
 		}
 		for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.000Z0700"} {
-			if at, err := time.Parse(layout, fields[0]); err == nil {
+			if at, err := time.Parse(layout, at); err == nil {
 				l.at = at
 				break
 			}
