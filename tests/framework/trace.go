@@ -110,16 +110,28 @@ func followPodDeletion(log, ns, pod, redis string, oldUID, newUID types.UID) ([]
 		from = i + 1
 		return nil
 	}
-	var createdBy string
+	var createdBy, deletedVersion string
 	steps := []struct {
 		name, what string
 		last       bool
 		match      func(operatorLine) bool
 	}{
 		{"watch", "the reflector's watch delivers DELETED", false,
-			func(l operatorLine) bool { return l.isTrace(trace.StageWatch, "DELETED", ns, pod, oldUID) }},
+			func(l operatorLine) bool {
+				if !l.isTrace(trace.StageWatch, "DELETED", ns, pod, oldUID) {
+					return false
+				}
+				deletedVersion = l.str("resourceVersion")
+				return true
+			}},
+		// An update of the pod (its deletion begun, its status) can still
+		// be on its way through the informer after the watch delivered
+		// DELETED: the FIFO's line of the deletion is the one with the
+		// DELETED event's resourceVersion.
 		{"queued", "the reflector queues the deletion in the informer's FIFO", false,
-			func(l operatorLine) bool { return l.isTrace(trace.StageQueued, "", ns, pod, oldUID) }},
+			func(l operatorLine) bool {
+				return l.isTrace(trace.StageQueued, "", ns, pod, oldUID) && l.str("resourceVersion") == deletedVersion
+			}},
 		// The indexer sees the pod for each of its updates too; its last
 		// sight of the old pod is its removal.
 		{"indexed", "the informer pops it and removes the pod from its indexer", true,

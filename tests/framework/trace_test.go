@@ -7,9 +7,9 @@ import (
 )
 
 // traceLine is a trace line as bin/operator --trace-pods writes it, at
-// second s after midnight.
-func traceLine(s int, stage, event, uid string) string {
-	kv := fmt.Sprintf(`{"stage": %q, "namespace": "ns", "name": "cache-1", "uid": %q`, stage, uid)
+// second s after midnight, of the pod's version rv.
+func traceLine(s int, stage, event, uid, rv string) string {
+	kv := fmt.Sprintf(`{"stage": %q, "namespace": "ns", "name": "cache-1", "uid": %q, "resourceVersion": %q`, stage, uid, rv)
 	if event != "" {
 		kv += fmt.Sprintf(`, "event": %q`, event)
 	}
@@ -27,20 +27,22 @@ func createLine(s int, id string) string {
 }
 
 // deletion is the log of one pod deleted and created again: an update
-// before the deletion, a reconcile that creates nothing (a), the one that
-// creates the pod (b).
+// (version 10) still on its way through the informer after the watch
+// delivered DELETED (version 11), a reconcile that creates nothing (a),
+// the one that creates the pod (b).
 func deletion() []string {
 	return []string{
-		traceLine(1, "watch", "MODIFIED", "old"),
-		traceLine(2, "watch", "DELETED", "old"),
-		traceLine(3, "queued", "", "old"),
-		traceLine(4, "indexed", "", "old"), // the update, popped late
-		traceLine(5, "indexed", "", "old"), // the removal
-		traceLine(6, "handler", "delete", "old"),
-		reconcilingLine(7, "a"),
-		reconcilingLine(8, "b"),
-		createLine(9, "b"),
-		traceLine(10, "watch", "ADDED", "new"),
+		traceLine(1, "watch", "MODIFIED", "old", "10"),
+		traceLine(2, "watch", "DELETED", "old", "11"),
+		traceLine(3, "queued", "", "old", "10"), // the update, queued late
+		traceLine(4, "queued", "", "old", "11"),
+		traceLine(5, "indexed", "", "old", "10"), // the update
+		traceLine(6, "indexed", "", "old", "10"), // the removal: the stored pod
+		traceLine(7, "handler", "delete", "old", "11"),
+		reconcilingLine(8, "a"),
+		reconcilingLine(9, "b"),
+		createLine(10, "b"),
+		traceLine(11, "watch", "ADDED", "new", "12"),
 	}
 }
 
@@ -53,12 +55,12 @@ func TestFollowPodDeletion(t *testing.T) {
 	for _, s := range stages {
 		got = append(got, fmt.Sprintf("%s@%d", s.Name, s.At.Second()))
 	}
-	want := "watch@2 queued@3 indexed@5 handler@6 worker@8 create@9 new pod@10"
+	want := "watch@2 queued@4 indexed@6 handler@7 worker@9 create@10 new pod@11"
 	if strings.Join(got, " ") != want {
 		t.Errorf("stages = %q, want %q", strings.Join(got, " "), want)
 	}
-	if out := formatStages(stages); !strings.Contains(out, "+8000.000 ms  new pod") {
-		t.Errorf("formatStages does not give the new pod 8 s after the watch:\n%s", out)
+	if out := formatStages(stages); !strings.Contains(out, "+9000.000 ms  new pod") {
+		t.Errorf("formatStages does not give the new pod 9 s after the watch:\n%s", out)
 	}
 }
 
@@ -69,9 +71,10 @@ func TestFollowPodDeletionMissingOrOutOfOrder(t *testing.T) {
 		log  []string
 		want string
 	}{
-		{"no handler call", append(append([]string{}, lines[:5]...), lines[6:]...), "stage handler"},
-		{"the create before its reconcile", append(append(append([]string{}, lines[:6]...), createLine(7, "b"), reconcilingLine(8, "b")), lines[9]), "stage worker"},
-		{"the new pod not seen", lines[:9], "stage new pod"},
+		{"the deletion not queued, only the update", append(append([]string{}, lines[:3]...), lines[4:]...), "stage queued"},
+		{"no handler call", append(append([]string{}, lines[:6]...), lines[7:]...), "stage handler"},
+		{"the create before its reconcile", append(append(append([]string{}, lines[:7]...), createLine(8, "b"), reconcilingLine(9, "b")), lines[10]), "stage worker"},
+		{"the new pod not seen", lines[:10], "stage new pod"},
 		{"another pod's deletion", strings.Split(strings.ReplaceAll(strings.Join(lines, "\n"), `"old"`, `"other"`), "\n"), "stage watch"},
 	} {
 		if _, err := followPodDeletion(strings.Join(tc.log, "\n"), "ns", "cache-1", "cache", "old", "new"); err == nil || !strings.Contains(err.Error(), tc.want) {
