@@ -41,7 +41,7 @@ type operatorLine struct {
 func parseLogLines(log string) []operatorLine {
 	var lines []operatorLine
 	for _, text := range strings.Split(log, "\n") {
-		at, msg, kvJSON, ok := splitLogLine(text)
+		stamp, msg, kvJSON, ok := splitLogLine(text)
 		if !ok {
 			continue
 		}
@@ -50,7 +50,7 @@ func parseLogLines(log string) []operatorLine {
 			continue
 		}
 		for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.000Z0700"} {
-			if at, err := time.Parse(layout, at); err == nil {
+			if at, err := time.Parse(layout, stamp); err == nil {
 				l.at = at
 				break
 			}
