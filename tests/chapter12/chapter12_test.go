@@ -513,15 +513,15 @@ func expectSameObject(ctx context.Context, ns, name string, uid types.UID) {
 }
 
 // expectConvergesThroughConflicts runs Scenario with each write of the
-// operator refused with 409 Conflict the first time it is made: each write
-// refused before the Redis is deleted must be made again, and the scenario
-// end as the clean run does.
+// operator refused with 409 Conflict the first time it is made: each
+// create and delete refused before the Redis is deleted must be made
+// again, and each step end as the clean run does.
 func expectConvergesThroughConflicts(ctx context.Context, ns string) {
 	vars := append([]string{faults.EnvConflictOnce + "=true"}, countWrites...)
 	offset := env.Operator.LogOffset()
 	Expect(startSupervised(ctx, vars, vars)).To(Succeed())
 	framework.LessonStep("each write the operator makes is answered with 409 Conflict the first time")
-	framework.DecidingCheck("each step of the scenario ends as it should, and each write refused before the Redis was deleted was made again")
+	framework.DecidingCheck("each step of the scenario ends as it should, and each create and delete refused before the Redis was deleted was made again")
 	steps := scenario()
 	last := len(steps) - 1
 	runScenario(ctx, ns, steps[:last])
@@ -530,7 +530,7 @@ func expectConvergesThroughConflicts(ctx context.Context, ns string) {
 	Expect(env.Operator.Stop()).To(Succeed())
 	Expect(env.Operator.Exits()).To(BeEmpty())
 
-	By("each write refused before the Redis was deleted was made again")
+	By("each create and delete refused before the Redis was deleted was made again")
 
 	// Only this spec's namespace: an earlier spec's Redis may still be
 	// reconciled while its namespace goes, and its refused writes, never
@@ -542,12 +542,24 @@ func expectConvergesThroughConflicts(ctx context.Context, ns string) {
 	// have a write refused that the next reconcile, which finds it gone,
 	// rightly does not make.
 	needed := len(writesIn(ns, faults.WritesIn(log[:deleting-offset])))
-	refused := 0
+	// A status patch is not held to that. What it sends is the difference
+	// between the Redis the cache showed and the status computed, and
+	// "the same write" is the same patch; but the next reconcile computes
+	// from what the cache shows then. A patch computed while the cache was
+	// behind the operator's own last patch differs from that one, and is
+	// refused as a write of its own; the next reconcile, from a cache that
+	// caught up, finds the status right and rightly writes nothing
+	// (updateStatus says so). What each refused patch was for, the
+	// status, is checked at the end of each step (runScenario).
+	refused, remade := 0, 0
 	for i, w := range writes[:needed] {
 		if !strings.Contains(w.Error, faults.ConflictInjected) {
 			continue
 		}
 		refused++
+		if strings.HasPrefix(w.Verb, "patch") {
+			continue
+		}
 		retried := false
 		for _, later := range writes[i+1:] {
 			if later.Verb == w.Verb && later.Object == w.Object && !strings.Contains(later.Error, faults.ConflictInjected) {
@@ -556,9 +568,10 @@ func expectConvergesThroughConflicts(ctx context.Context, ns string) {
 			}
 		}
 		Expect(retried).To(BeTrue(), "write %s was refused and never made again", w)
+		remade++
 	}
-	Expect(refused).To(BeNumerically(">", 0), "no write was refused: does the operator read %s?", faults.EnvConflictOnce)
-	AddReportEntry("conflicts", fmt.Sprintf("%d writes, %d refused with 409 Conflict, each made again", len(writes), refused), ReportEntryVisibilityAlways)
+	Expect(remade).To(BeNumerically(">", 0), "no create or delete was refused: does the operator read %s?", faults.EnvConflictOnce)
+	AddReportEntry("conflicts", fmt.Sprintf("%d writes, %d refused with 409 Conflict; the %d creates and deletes among them each made again", len(writes), refused, remade), ReportEntryVisibilityAlways)
 }
 
 // The operator's leader election, as its main's flags and
