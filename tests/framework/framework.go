@@ -342,7 +342,38 @@ func (e *Env) NewNamespace(ctx context.Context) string {
 		Expect(e.Client.DeleteAllOf(ctx, &corev1.Pod{}, client.InNamespace(ns))).To(Succeed(), "deleting the pods of namespace %s", ns)
 		Expect(client.IgnoreNotFound(e.Client.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))).To(Succeed(), "deleting namespace %s", ns)
 	})
+	e.waitForProvisioned(ctx, ns)
 	return ns
+}
+
+// provisionTimeout bounds the wait for what the controller manager puts
+// in a new namespace: its watch of namespaces, cut by a restart of the API
+// server, is tried again with a back-off that reaches 30 s, jittered up to
+// twice that, and its first try may meet an API server whose RBAC rules
+// are not loaded yet.
+const provisionTimeout = 2 * time.Minute
+
+// waitForProvisioned waits until the controller manager has put in
+// namespace ns what every pod needs: the default ServiceAccount, without
+// which the API server refuses the pod ("error looking up service
+// account"), and the kube-root-ca.crt ConfigMap, without which a kubelet
+// cannot mount the pod's API token. The controller manager makes both as
+// soon as it sees the namespace: at once, unless its watch of namespaces
+// is waiting out a back-off, as it may for a minute after chapter 12's
+// specs restart the API server; a spec that created a Redis then would see
+// its pods refused for no fault of the operator. Kubernetes' own
+// end-to-end framework waits for both too.
+func (e *Env) waitForProvisioned(ctx context.Context, ns string) {
+	GinkgoHelper()
+	start := time.Now()
+	Eventually(func(g Gomega) {
+		g.Expect(e.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "default"}, &corev1.ServiceAccount{})).To(Succeed())
+		g.Expect(e.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "kube-root-ca.crt"}, &corev1.ConfigMap{})).To(Succeed())
+	}).WithContext(ctx).WithTimeout(provisionTimeout).WithPolling(100*time.Millisecond).Should(Succeed(),
+		"namespace %s lacks what the controller manager puts in a new namespace", ns)
+	if waited := time.Since(start); waited > time.Second {
+		GinkgoWriter.Printf("namespace %s had its default ServiceAccount and kube-root-ca.crt after %.1fs\n", ns, waited.Seconds())
+	}
 }
 
 // WaitForOtherNamespacesEmpty waits until this suite's namespaces other
