@@ -30,8 +30,10 @@ CONTROLLER_GEN := $(BIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 GINKGO := $(BIN)/ginkgo-$(GINKGO_VERSION)
 GOLANGCI_LINT := $(BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 # Built Kubernetes binaries are cached by version outside the checkout, so
-# every clone on the machine shares them.
-CACHE_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/redis-operator
+# every clone on the machine shares them. ($(value X) reads the
+# environment's X, if set, without make --warn-undefined-variables's
+# warning.)
+CACHE_DIR ?= $(or $(value XDG_CACHE_HOME),$(HOME)/.cache)/redis-operator
 KUBERNETES_BIN := $(CACHE_DIR)/kubernetes/$(KUBERNETES_VERSION)/bin
 # Everything the targets make but bin/: the clusters' state, logs, built
 # manifests. Another OUTPUT_DIR is another test cluster (make prove-chapters
@@ -68,10 +70,71 @@ export OUTPUT_DIR KUBERNETES_VERSION CLUSTER LOCAL_CLUSTER_DIR KIND_CLUSTER_DIR 
 # The suites and `make run` use the kubectl built at the cluster's version.
 export KUBECTL ?= $(KUBERNETES_BIN)/kubectl
 
+# ---- what runs, and how -----------------------------------------------------
+# Every variable a rule's prerequisites name is defined above the rules:
+# Make expands a rule's prerequisites when it reads the rule, so one
+# defined below would be empty there (tests/makefile checks it).
+# The CRD that chapter CRD_CHAPTER installs: config/crd (generated from
+# api/v1), or the chapter's crd/, which adds to it (chapter 11 on); make
+# install builds it in CRD_BUILD_DIR, beside a copy of config/crd/bases.
+# A variant (VARIANT=dir) installs its own crd/ if it has one.
+CRD_CHAPTER = $(or $(OPERATOR_CHAPTER),$(CHAPTER))
+crd_kustomization = $(firstword $(if $(VARIANT),$(wildcard $(VARIANT)/crd)) $(wildcard chapters/$(shell printf %02d '$(CRD_CHAPTER)' 2>/dev/null)-*/crd) config/crd)
+CRD_BUILD_DIR := $(OUTPUT_DIR)/crd
+NO_COLOR ?= $(if $(CI),true,false)
+# A run that takes longer than this is stuck; Ginkgo then reports where.
+# One ginkgo command runs every suite of make test-chapters, and the timeout
+# bounds them together: about 22 minutes on kind with chapter 12.
+GINKGO_FLAGS ?= -v --timeout=60m --no-color=$(NO_COLOR)
+# How many processes run a suite's specs (Ginkgo's --procs): the specs
+# that are not Serial run side by side, each in its own namespace, against
+# one operator; most of their time is waiting for the cluster. 1 runs
+# every spec in turn.
+E2E_PROCS ?= 4
+# A variant of chapter CHAPTER (VARIANT=dir, a directory of this repository
+# holding that chapter's package with changes: a mutant, or your own
+# version): make build-variant builds the operator with it in place of the
+# chapter's package (scripts/variant) into bin/operator-variant, and the
+# role its markers ask for into VARIANT_OUT. test-chapter and run use it;
+# prove-chapter proves the lesson against it in place of chapter N-1.
+VARIANT ?=
+VARIANT_OUT ?= $(OUTPUT_DIR)/variant
+VARIANT_BIN ?= $(BIN)/operator-variant
+# The chapter whose suite runs the test build that injects faults (make
+# build-faults): a variant of it is built that way too, into
+# $(VARIANT_BIN)-faults; so is any variant with FAULTS set.
+FAULTS_CHAPTER := 12
+FAULTS ?=
+# A variant is built without the symbol table and debug information: a
+# quarter less linking, for each of the mutants that make mutants builds.
+VARIANT_GOFLAGS ?= -ldflags='-s -w'
+build_under_test = $(if $(VARIANT),build-variant,build)
+operator_under_test = $(if $(VARIANT),$(VARIANT_BIN),$(BIN)/operator)
+# What a suite run against a variant needs: its role, its test build that
+# injects faults (for the suites that run one), and VARIANT for make
+# install (its crd/) and make docker-build (its overlay).
+variant_env = $(if $(VARIANT),VARIANT='$(VARIANT)' OPERATOR_ROLE=$(VARIANT_OUT)/role.yaml OPERATOR_FAULTS_BIN=$(VARIANT_BIN)-faults)
+
+# The chapters whose lesson specs are proven red against the chapter's own
+# mutants of them (chapters/NN-slug/mutants), not against the chapter
+# before: chapter 12's lesson is its fault switches' specs, which fail
+# against chapter 11 for want of a switch, not of the fix they prove.
+PROVED_BY_MUTANTS := 12
+# How make prove-chapter proves chapter CHAPTER.
+prove_mode = $(if $(filter $(CHAPTER),$(PROVED_BY_MUTANTS)),--against-mutants)$(if $(filter $(CHAPTER),$(REWRITES)),--no-lesson)
+# bin/prove against the cluster; the targets add --chapter. A variant is
+# built (make build-variant) into bin/operator-variant, with its role in
+# VARIANT_OUT; each mutant into a directory of its own under the mutants'
+# (prove builds them ahead of their runs).
+prove = $(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(BIN)/prove --ginkgo $(GINKGO) --procs $(E2E_PROCS) $(if $(PROVE_TIMEOUT),--eventually-timeout $(PROVE_TIMEOUT)) \
+  --output-dir $(output_dir)/prove --mutants-dir $(output_dir)/mutants --variant-bin $(VARIANT_BIN) --variant-role $(VARIANT_OUT)/role.yaml
+
 # `make test-chapter 5`, `make prove-chapter 5`, `make diff-chapter 5`,
 # `make run 5`, `make try-it 5`, `make install 5`, `make deploy 11` and
 # `make exercise 5`: the word after the target is the chapter number
 # (CHAPTER=5 works too).
+CHAPTER_ARG :=
+MUTANT_ARG :=
 ifneq ($(filter test-chapter prove-chapter diff-chapter run try-it build-variant mutants mutant install deploy exercise check hint solution exercise-spec check-spec hint-spec,$(firstword $(MAKECMDGOALS))),)
   CHAPTER_ARG := $(word 2,$(MAKECMDGOALS))
   ifneq ($(CHAPTER_ARG),)
@@ -143,6 +206,10 @@ build-variant: check-chapter-1 check-variant $(CONTROLLER_GEN) ## Build bin/oper
 	@if [[ -n '$(FAULTS)' ]] || (( 10#$(CHAPTER) == $(FAULTS_CHAPTER) )); then \
 	  echo "go build $(VARIANT_GOFLAGS) -tags faults -overlay $(VARIANT_OUT)/overlay.json -o $(VARIANT_BIN)-faults $(OPERATOR_MAIN)"; \
 	  go build $(VARIANT_GOFLAGS) -tags faults -overlay $(VARIANT_OUT)/overlay.json -o $(VARIANT_BIN)-faults $(OPERATOR_MAIN); fi
+
+.PHONY: check-variant
+check-variant:
+	@if [[ -z '$(VARIANT)' ]]; then echo "error: VARIANT names no directory: make build-variant 5 VARIANT=dir" >&2; exit 2; fi
 
 .PHONY: manifests
 manifests: $(CONTROLLER_GEN) ## Regenerate the CRD, each chapter's RBAC role and webhook configuration, and deepcopy code from the Go markers.
@@ -358,6 +425,10 @@ test-local-cluster: cluster-tool kubernetes ## Start and stop a local cluster of
 test-exercise: exercise-tool cluster-up ## Check the exercises' tools on the cluster, in a scratch EXERCISE_DIR: every exercise's start red at its lesson unit tests; chapter 5's green with the chapter's own package; make check-spec red with the skeleton, green with an answer (chapter 5's; chapter 12's, judged against its mutant).
 	@$(with_kubeconfig) $(GO_TEST) -tags e2e -count=1 -v -timeout 20m ./tests/exercise/
 
+.PHONY: test-first-command
+test-first-command: cluster-up ## As a learner's first commands, in a fresh clone of HEAD (under CACHE_DIR) with no bin/, on the cluster that is up: make run 1 until it creates a pod, then make test-chapter 1's lesson spec green, and red once chapter 1's pods lose their labels (each builds what it runs).
+	@$(with_kubeconfig) FIRST_COMMAND_DIR=$(CACHE_DIR)/first-command $(GO_TEST) -tags e2e -count=1 -v -timeout 40m ./tests/firstcommand/
+
 .PHONY: try-it
 try-it: $(if $(CHAPTER_ARG),check-chapter-1,check-test-chapters) build cluster-up install ## Run the "Try it" commands of every chapter's README (or chapter N's: make try-it 3; or TEST_CHAPTERS') and compare their output.
 	@$(with_kubeconfig) $(GO_TEST) -tags e2e -count=1 -v -timeout 60m ./tests/tryit/ $(if $(or $(CHAPTER_ARG),$(filter command line environment,$(origin CHAPTER))),-run 'TestTryIt/^$(NN)-',$(if $(filter command line environment,$(origin TEST_CHAPTERS)),-run 'TestTryIt/^$(test_chapters_re)-'))
@@ -438,62 +509,3 @@ progress: exercise-tool ## Show your exercises: started, hints taken, solution s
 # course's image holds every chapter, OPERATOR_CHAPTER selects one.
 DEPLOY_SELECTS_CHAPTER := yes
 include scripts/deploy.mk
-
-# ---- helpers ----------------------------------------------------------------
-# The CRD that chapter CRD_CHAPTER installs: config/crd (generated from
-# api/v1), or the chapter's crd/, which adds to it (chapter 11 on); make
-# install builds it in CRD_BUILD_DIR, beside a copy of config/crd/bases.
-# A variant (VARIANT=dir) installs its own crd/ if it has one.
-CRD_CHAPTER = $(or $(OPERATOR_CHAPTER),$(CHAPTER))
-crd_kustomization = $(firstword $(if $(VARIANT),$(wildcard $(VARIANT)/crd)) $(wildcard chapters/$(shell printf %02d '$(CRD_CHAPTER)' 2>/dev/null)-*/crd) config/crd)
-CRD_BUILD_DIR := $(OUTPUT_DIR)/crd
-NO_COLOR ?= $(if $(CI),true,false)
-# A run that takes longer than this is stuck; Ginkgo then reports where.
-# One ginkgo command runs every suite of make test-chapters, and the timeout
-# bounds them together: about 22 minutes on kind with chapter 12.
-GINKGO_FLAGS ?= -v --timeout=60m --no-color=$(NO_COLOR)
-# How many processes run a suite's specs (Ginkgo's --procs): the specs
-# that are not Serial run side by side, each in its own namespace, against
-# one operator; most of their time is waiting for the cluster. 1 runs
-# every spec in turn.
-E2E_PROCS ?= 4
-# A variant of chapter CHAPTER (VARIANT=dir, a directory of this repository
-# holding that chapter's package with changes: a mutant, or your own
-# version): make build-variant builds the operator with it in place of the
-# chapter's package (scripts/variant) into bin/operator-variant, and the
-# role its markers ask for into VARIANT_OUT. test-chapter and run use it;
-# prove-chapter proves the lesson against it in place of chapter N-1.
-VARIANT ?=
-VARIANT_OUT ?= $(OUTPUT_DIR)/variant
-VARIANT_BIN ?= $(BIN)/operator-variant
-# The chapter whose suite runs the test build that injects faults (make
-# build-faults): a variant of it is built that way too, into
-# $(VARIANT_BIN)-faults; so is any variant with FAULTS set.
-FAULTS_CHAPTER := 12
-FAULTS ?=
-# A variant is built without the symbol table and debug information: a
-# quarter less linking, for each of the mutants that make mutants builds.
-VARIANT_GOFLAGS ?= -ldflags='-s -w'
-build_under_test = $(if $(VARIANT),build-variant,build)
-operator_under_test = $(if $(VARIANT),$(VARIANT_BIN),$(BIN)/operator)
-# What a suite run against a variant needs: its role, its test build that
-# injects faults (for the suites that run one), and VARIANT for make
-# install (its crd/) and make docker-build (its overlay).
-variant_env = $(if $(VARIANT),VARIANT='$(VARIANT)' OPERATOR_ROLE=$(VARIANT_OUT)/role.yaml OPERATOR_FAULTS_BIN=$(VARIANT_BIN)-faults)
-.PHONY: check-variant
-check-variant:
-	@if [[ -z '$(VARIANT)' ]]; then echo "error: VARIANT names no directory: make build-variant 5 VARIANT=dir" >&2; exit 2; fi
-
-# The chapters whose lesson specs are proven red against the chapter's own
-# mutants of them (chapters/NN-slug/mutants), not against the chapter
-# before: chapter 12's lesson is its fault switches' specs, which fail
-# against chapter 11 for want of a switch, not of the fix they prove.
-PROVED_BY_MUTANTS := 12
-# How make prove-chapter proves chapter CHAPTER.
-prove_mode = $(if $(filter $(CHAPTER),$(PROVED_BY_MUTANTS)),--against-mutants)$(if $(filter $(CHAPTER),$(REWRITES)),--no-lesson)
-# bin/prove against the cluster; the targets add --chapter. A variant is
-# built (make build-variant) into bin/operator-variant, with its role in
-# VARIANT_OUT; each mutant into a directory of its own under the mutants'
-# (prove builds them ahead of their runs).
-prove = $(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(BIN)/prove --ginkgo $(GINKGO) --procs $(E2E_PROCS) $(if $(PROVE_TIMEOUT),--eventually-timeout $(PROVE_TIMEOUT)) \
-  --output-dir $(output_dir)/prove --mutants-dir $(output_dir)/mutants --variant-bin $(VARIANT_BIN) --variant-role $(VARIANT_OUT)/role.yaml

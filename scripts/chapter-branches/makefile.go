@@ -27,6 +27,12 @@ func branchMakefile(s *source) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return renderBranchMakefile(course)
+}
+
+// renderBranchMakefile returns the branches' Makefile (but for the
+// chapter's number) for the course's Makefile.
+func renderBranchMakefile(course []byte) ([]byte, error) {
 	pinned, err := pinnedVersions(string(course))
 	if err != nil {
 		return nil, err
