@@ -60,9 +60,12 @@ func tidyModule(s *source, out map[string]output) error {
 }
 
 // goModTidy writes files (paths: contents) into a scratch directory, runs
-// `go mod tidy` there and returns the go.mod and go.sum it leaves. It never
-// uses the network (GOPROXY=off): the Go module cache holds every module a
-// branch needs, since the course, which needs them all, has been built.
+// `go mod tidy` there and returns the go.mod and go.sum it leaves. Its
+// versions are the course's go.mod's, which is tidy, so go mod tidy adds
+// no requirement and moves none; but it reads the modules of the tests
+// of the packages the branch imports, which no build of the course
+// downloads (github.com/joshdk/go-junit, for Ginkgo's reporters). go gets
+// them as it always does: from the Go module cache, else from GOPROXY.
 var goModTidy = func(files map[string][]byte) (map[string][]byte, error) {
 	dir, err := os.MkdirTemp("", "chapter-branch-tidy-")
 	if err != nil {
@@ -81,9 +84,9 @@ var goModTidy = func(files map[string][]byte) (map[string][]byte, error) {
 	cmd.Dir = dir
 	// The branch's module alone, with the toolchain that runs this, as the
 	// branch's own `make vet` will check it.
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off", "GOTOOLCHAIN=local", "GOPROXY=off")
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off", "GOTOOLCHAIN=local")
 	if msg, err := cmd.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("go mod tidy: %w: %s (build the course first: its modules must be in the Go module cache)", err, msg)
+		return nil, fmt.Errorf("go mod tidy: %w: %s%s", err, msg, tidyHint(string(msg)))
 	}
 	tidy := map[string][]byte{}
 	for _, p := range []string{"go.mod", "go.sum"} {
@@ -105,4 +108,15 @@ func outputData(s *source, o output) ([]byte, error) {
 		return o.data, nil
 	}
 	return s.blobs.read(o.id)
+}
+
+// tidyHint says how to fill the Go module cache when go mod tidy failed
+// for want of a module it could not download.
+func tidyHint(msg string) string {
+	for _, offline := range []string{"GOPROXY=off", "dial tcp", "no such host", "connection refused", "i/o timeout", "proxyconnect", "Forbidden", "Not Found", "not found:"} {
+		if strings.Contains(msg, offline) {
+			return "\n(a module is not in the Go module cache and could not be downloaded: where the module proxy answers, run `go mod tidy -diff` in the course, which downloads every module go mod tidy reads and changes no file; or set GOPROXY to a proxy that answers)"
+		}
+	}
+	return ""
 }

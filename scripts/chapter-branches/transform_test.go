@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"example.com/redis-operator/tests/makefile"
 )
 
 const module = "example.com/redis-operator"
@@ -310,5 +312,58 @@ func TestBranchImports(t *testing.T) {
 	want := "@@ -1,3 +1,3 @@\n \tmyappv1 \"" + module + "/api/v1\"\n-\t\"" + module + "/test/fakeapi\"\n+\t\"fmt\"\n \t\"" + module + "/test/e2e/framework\"\n"
 	if got := branchImports(hunks, module, ch3); got != want {
 		t.Errorf("branchImports =\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestBranchMakefileBuildsWhatItRuns: a branch's Makefile, as the course's
+// (tests/makefile), reads no variable before it is defined, and its
+// targets that run the operator or the suite build them first.
+func TestBranchMakefileBuildsWhatItRuns(t *testing.T) {
+	rendered, err := renderBranchMakefile(readCourse(t, "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	writeFile(t, dir, "Makefile", string(chapterMakefile(rendered, chapter{number: 12, slug: "faults"})), 0o644)
+	for _, p := range []string{"scripts/common.mk", "scripts/deploy.mk"} {
+		writeFile(t, dir, p, string(readCourse(t, p)), 0o644)
+	}
+	for _, c := range []struct {
+		goals string
+		vars  []string
+		needs []string
+	}{
+		{goals: "run 12", needs: []string{"build"}},
+		{goals: "run 12", vars: []string{"FAULTS=true"}, needs: []string{"build", "build-faults"}},
+		{goals: "test-e2e", needs: []string{"build", "$(GINKGO)", "cluster-tool"}},
+		{goals: "test-faults", needs: []string{"build", "build-faults", "$(GINKGO)"}},
+		{goals: "deploy 12", needs: []string{"docker-build", "cluster-tool"}},
+	} {
+		db, err := makefile.Read(makefile.Input{Dir: dir, Goals: c.goals, Vars: c.vars})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range db.Undefined {
+			t.Errorf("make %s %v: %s", c.goals, c.vars, w)
+		}
+		target := strings.Fields(c.goals)[0]
+		closure := db.Closure(target)
+		for _, need := range c.needs {
+			if !closure[db.Expand(need)] {
+				t.Errorf("make %s %v: %s is not among its prerequisites (%s: %v)", c.goals, c.vars, need, target, db.Rules[target].Prereqs)
+			}
+		}
+	}
+}
+
+// TestTidyHint: go mod tidy's failure for want of the network says which
+// command fills the module cache; any other failure says nothing more.
+func TestTidyHint(t *testing.T) {
+	offline := "go: github.com/joshdk/go-junit@v1.0.0: module lookup disabled by GOPROXY=off"
+	if hint := tidyHint(offline); !strings.Contains(hint, "go mod tidy -diff") {
+		t.Errorf("tidyHint(%q) = %q, want the command that fills the cache", offline, hint)
+	}
+	if hint := tidyHint("main.go:3:1: syntax error"); hint != "" {
+		t.Errorf("tidyHint of a syntax error = %q, want none", hint)
 	}
 }
