@@ -1,0 +1,266 @@
+//go:build e2e
+
+// Package firstcommand checks the README's learner commands as a
+// learner's first commands, in a fresh clone with no bin/: each builds
+// what it runs, and builds it again after an edit, so its verdict is
+// always on the code in front of the learner (make test-first-command).
+package firstcommand
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// lessonSpec is chapter 1's lesson spec, the one the edit must fail.
+const lessonSpec = "gets pods <name>-0 to <name>-(N-1) with the operator's labels"
+
+// labels is what the edit takes out of chapter 1: the labels of the pods
+// it creates, which its lesson spec checks.
+const labels = `			Labels: map[string]string{
+				LabelName:      "redis",
+				LabelInstance:  redis.Name,
+				LabelManagedBy: "redis-operator",
+			},
+`
+
+func TestFirstCommands(t *testing.T) {
+	base := os.Getenv("FIRST_COMMAND_DIR")
+	kubectl := os.Getenv("KUBECTL")
+	if base == "" || kubectl == "" || os.Getenv("KUBECONFIG") == "" {
+		t.Fatal("FIRST_COMMAND_DIR, KUBECTL and KUBECONFIG must be set: run make test-first-command")
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Always the same directory, so that go's build cache, which keys a
+	// package on its directory too, serves the next run.
+	clone := filepath.Join(base, "course")
+	if err := os.RemoveAll(clone); err != nil {
+		t.Fatal(err)
+	}
+	run(t, "", "git", "clone", "-q", root, clone)
+	if _, err := os.Stat(filepath.Join(clone, "bin")); !os.IsNotExist(err) {
+		t.Fatalf("the fresh clone has a bin/ (%v)", err)
+	}
+
+	t.Run("make run 1", func(t *testing.T) { makeRun(t, clone, kubectl) })
+	// make run built bin/operator: without bin/ again, make test-chapter
+	// is a first command too.
+	if err := os.RemoveAll(filepath.Join(clone, "bin")); err != nil {
+		t.Fatal(err)
+	}
+
+	suite := []string{"test-chapter", "1", "GINKGO_FLAGS=-v --timeout=15m --no-color=true --fail-on-empty --label-filter=lesson"}
+	t.Run("make test-chapter 1", func(t *testing.T) {
+		out, err := learnerMake(t, clone, 20*time.Minute, suite...)
+		if err != nil {
+			t.Fatalf("make test-chapter 1 in a fresh clone: %v", err)
+		}
+		if !regexp.MustCompile(`Ran 1 of \d+ Specs`).MatchString(out) || !strings.Contains(out, "SUCCESS!") {
+			t.Errorf("make test-chapter 1 passed without running the lesson spec alone (want Ran 1 of N Specs, SUCCESS!)")
+		}
+		if _, err := os.Stat(filepath.Join(clone, "bin", "operator")); err != nil {
+			t.Errorf("make test-chapter 1 passed, yet bin/operator is not there: %v", err)
+		}
+	})
+
+	t.Run("make test-chapter 1 after an edit that breaks the lesson", func(t *testing.T) {
+		pods := filepath.Join(clone, "chapters", "01-create-pods", "pods.go")
+		code, err := os.ReadFile(pods)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Count(code, []byte(labels)) != 1 {
+			t.Fatalf("%s does not set the pods' labels as this test expects; update its edit:\n%s", pods, labels)
+		}
+		if err := os.WriteFile(pods, bytes.Replace(code, []byte(labels), nil, 1), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("chapter 1's pods.go edited in the clone: its pods are created without their labels")
+		// A red run waits out Eventually's timeout: 20 s, as make
+		// prove-chapter's red runs on the local cluster, not 90.
+		out, err := learnerMake(t, clone, 20*time.Minute, append([]string{"E2E_EVENTUALLY_TIMEOUT=20s"}, suite...)...)
+		if err == nil {
+			t.Fatal("make test-chapter 1 passed after chapter 1's pods lost their labels: it ran the binary built before the edit")
+		}
+		if !regexp.MustCompile(`(?m)^\s*\[FAIL\].*` + regexp.QuoteMeta(lessonSpec)).MatchString(out) {
+			t.Errorf("make test-chapter 1 failed, but not in the lesson spec %q: %v", lessonSpec, err)
+		}
+	})
+}
+
+// makeRun runs make run 1 as a learner's first command and stops it once
+// it has created a Redis' pod.
+func makeRun(t *testing.T, clone, kubectl string) {
+	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Minute)
+	defer cancel()
+	var out syncBuffer
+	cmd := exec.Command("make", "run", "1", "RUN_ARGS=--health-probe-bind-address 0 --metrics-bind-address 0")
+	cmd.Dir = clone
+	cmd.Env = learnerEnv()
+	cmd.Stdout = io.MultiWriter(&out, indented(os.Stdout))
+	cmd.Stderr = cmd.Stdout
+	// Its own process group, so that an interrupt reaches the operator too,
+	// as ^C in a terminal does.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	t.Logf("$ make run 1 (in %s)", clone)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+		select {
+		case <-exited:
+		case <-time.After(30 * time.Second):
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-exited
+		}
+	}()
+
+	ns := fmt.Sprintf("first-command-%d", time.Now().UnixNano()%1_000_000)
+	run(t, "", kubectl, "create", "namespace", ns)
+	defer run(t, "", kubectl, "delete", "namespace", ns, "--wait=false")
+	redis := fmt.Sprintf("apiVersion: myapp.example.com/v1\nkind: Redis\nmetadata: {name: cache, namespace: %s}\nspec: {replicas: 1}\n", ns)
+	applied := false
+	for {
+		select {
+		case err := <-exited:
+			exited <- err
+			t.Fatalf("make run 1 ended (%v) before it created the pod", err)
+		case <-ctx.Done():
+			t.Fatalf("make run 1 created no pod cache-0 in 15 minutes")
+		case <-time.After(time.Second):
+		}
+		// The CRD is there once make run has installed it.
+		if !applied {
+			apply := exec.CommandContext(ctx, kubectl, "apply", "-f", "-")
+			apply.Stdin = strings.NewReader(redis)
+			applied = apply.Run() == nil
+			continue
+		}
+		if exec.CommandContext(ctx, kubectl, "get", "pod", "cache-0", "-n", ns).Run() == nil {
+			break
+		}
+	}
+	if !strings.Contains(out.String(), "Creating pod") {
+		t.Errorf("make run 1's operator logged no \"Creating pod\", yet cache-0 exists")
+	}
+	t.Logf("make run 1 created the pod cache-0 of a Redis in %s: stopping it", ns)
+}
+
+// learnerMake runs make in the clone as a learner would, its output
+// shown indented (so that CI picks none of its [FAIL] lines for its
+// own), and returns that output.
+func learnerMake(t *testing.T, clone string, timeout time.Duration, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), timeout)
+	defer cancel()
+	var out syncBuffer
+	cmd := exec.CommandContext(ctx, "make", args...)
+	cmd.Dir = clone
+	cmd.Env = learnerEnv()
+	cmd.Stdout = io.MultiWriter(&out, indented(os.Stdout))
+	cmd.Stderr = cmd.Stdout
+	cmd.WaitDelay = 30 * time.Second
+	t.Logf("$ make %s (in %s)", strings.Join(quote(args), " "), clone)
+	err := cmd.Run()
+	return out.String(), err
+}
+
+// learnerEnv is the environment of a learner's terminal: none of what the
+// make running this test passes down to its children. OUTPUT_DIR and
+// CLUSTER stay: the clone works on the test cluster that is up.
+func learnerEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "MAKEFLAGS", "MAKELEVEL", "MFLAGS", "MAKEOVERRIDES", "OPERATOR_CHAPTER", "CHAPTER", "VARIANT", "FAULTS", "FIRST_COMMAND_DIR":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}
+
+// run runs a command that must succeed.
+func run(t *testing.T, dir string, name string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+}
+
+func quote(args []string) []string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = a
+		if strings.ContainsAny(a, " '\"") {
+			q[i] = "'" + a + "'"
+		}
+	}
+	return q
+}
+
+// syncBuffer is a buffer two writers (a command's stdout and stderr) may
+// share.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// indented writes each line to w with four spaces before it.
+func indented(w io.Writer) io.Writer {
+	return &indentWriter{w: w, start: true}
+}
+
+type indentWriter struct {
+	mu    sync.Mutex
+	w     io.Writer
+	start bool
+}
+
+func (iw *indentWriter) Write(p []byte) (int, error) {
+	iw.mu.Lock()
+	defer iw.mu.Unlock()
+	var b bytes.Buffer
+	for _, c := range p {
+		if iw.start {
+			b.WriteString("    ")
+		}
+		b.WriteByte(c)
+		iw.start = c == '\n'
+	}
+	if _, err := iw.w.Write(b.Bytes()); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
