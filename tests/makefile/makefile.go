@@ -11,6 +11,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"os"
 	"os/exec"
 	"regexp"
 	"sort"
@@ -47,7 +48,9 @@ type Input struct {
 	// Goals are the command line's goals, as in "test-chapter 3": the
 	// Makefile sees them in MAKECMDGOALS, but Make builds none of them.
 	Goals string
-	// Vars are the command line's variables, as in "VARIANT=dir".
+	// Vars are the command line's variables, as in "VARIANT=dir"; the
+	// environment is this process's, less what a make running it passes
+	// down (its flags, its command line's variables).
 	Vars []string
 }
 
@@ -67,6 +70,15 @@ func Read(in Input) (*Database, error) {
 	args = append(args, noop)
 	cmd := exec.Command("make", args...)
 	cmd.Dir = in.Dir
+	// Not what a make running this passes down to its children: its
+	// flags and its command line's variables.
+	for _, kv := range os.Environ() {
+		switch name, _, _ := strings.Cut(kv, "="); name {
+		case "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES":
+		default:
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	// -q exits 1 when the goal is not up to date; only a failure to read

@@ -101,6 +101,13 @@ func course(t *testing.T, goals string, vars ...string) *Database {
 	if db, ok := read.dbs[key]; ok {
 		return db
 	}
+	// What the command line does not set is empty, whatever the
+	// environment of the test says.
+	for _, name := range []string{"VARIANT", "FAULTS"} {
+		if !slices.ContainsFunc(vars, func(v string) bool { return strings.HasPrefix(v, name+"=") }) {
+			vars = append(vars, name+"=")
+		}
+	}
 	db, err := Read(Input{Dir: filepath.Join("..", ".."), Goals: goals, Vars: vars})
 	if err != nil {
 		t.Fatal(err)
