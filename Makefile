@@ -51,19 +51,17 @@ ROLE_NAME := redis-operator
 # The operator's main package (scripts/deploy.mk builds it too; a chapter
 # branch's is ./cmd).
 OPERATOR_MAIN := ./operator
-CHAPTERS := $(sort $(patsubst chapters/%/,%,$(wildcard chapters/*/)))
+# The table of chapters (chapters/chapters.go), as Make variables:
+# CHAPTER_NAMES (NN-slug), SHIPPED_CHAPTER (the chapter that the operator
+# runs unless told otherwise, that make run, make deploy and make
+# diff-chapter take without N, and whose role and webhook configuration
+# are config/'s), REWRITES (no lesson spec: their proof is their suite
+# passing and their mutants killed), IN_CLUSTER_CHAPTERS,
+# WEBHOOK_CHAPTERS, FAULTS_CHAPTERS and PROVED_BY_MUTANTS. make manifests
+# generates it from the table.
+include scripts/chapters.mk
+CHAPTERS := $(CHAPTER_NAMES)
 LATEST_CHAPTER := $(words $(CHAPTERS))
-# The chapter that the operator runs unless told otherwise (OPERATOR_CHAPTER),
-# that make run, make deploy and make diff-chapter take without N, and
-# whose role and webhook configuration are config/'s: the last chapter on
-# controller-runtime (operator/controller's ShippedChapter). Chapter 13
-# rewrites chapter 9 on client-go alone.
-SHIPPED_CHAPTER := 12
-# The chapters that rewrite an earlier one, with no lesson spec (none can
-# fail against the chapter before, whose behaviour they keep): their
-# proof is their suite passing and their mutants killed. Chapter 13 is
-# chapter 9 on client-go alone.
-REWRITES := 13
 shipped_dir := $(filter $(shell printf %02d $(SHIPPED_CHAPTER))-%,$(CHAPTERS))
 
 export OUTPUT_DIR KUBERNETES_VERSION CLUSTER LOCAL_CLUSTER_DIR KIND_CLUSTER_DIR KIND_OFFLINE_NODE_IMAGE OPERATOR_CHAPTER
@@ -100,10 +98,9 @@ E2E_PROCS ?= 4
 VARIANT ?=
 VARIANT_OUT ?= $(OUTPUT_DIR)/variant
 VARIANT_BIN ?= $(BIN)/operator-variant
-# The chapter whose suite runs the test build that injects faults (make
-# build-faults): a variant of it is built that way too, into
+# A variant of a chapter whose suite runs the test build that injects
+# faults (FAULTS_CHAPTERS; make build-faults) is built that way too, into
 # $(VARIANT_BIN)-faults; so is any variant with FAULTS set.
-FAULTS_CHAPTER := 12
 FAULTS ?=
 # A variant is built without the symbol table and debug information: a
 # quarter less linking, for each of the mutants that make mutants builds.
@@ -115,12 +112,9 @@ operator_under_test = $(if $(VARIANT),$(VARIANT_BIN),$(BIN)/operator)
 # install (its crd/) and make docker-build (its overlay).
 variant_env = $(if $(VARIANT),VARIANT='$(VARIANT)' OPERATOR_ROLE=$(VARIANT_OUT)/role.yaml OPERATOR_FAULTS_BIN=$(VARIANT_BIN)-faults)
 
-# The chapters whose lesson specs are proven red against the chapter's own
-# mutants of them (chapters/NN-slug/mutants), not against the chapter
-# before: chapter 12's lesson is its fault switches' specs, which fail
-# against chapter 11 for want of a switch, not of the fix they prove.
-PROVED_BY_MUTANTS := 12
-# How make prove-chapter proves chapter CHAPTER.
+# How make prove-chapter proves chapter CHAPTER: against its own mutants
+# of its lesson specs (PROVED_BY_MUTANTS), or with no lesson spec
+# (REWRITES).
 prove_mode = $(if $(filter $(CHAPTER),$(PROVED_BY_MUTANTS)),--against-mutants)$(if $(filter $(CHAPTER),$(REWRITES)),--no-lesson)
 # bin/prove against the cluster; the targets add --chapter. A variant is
 # built (make build-variant) into bin/operator-variant, with its role in
@@ -203,7 +197,7 @@ build-faults: ## Build bin/operator-faults: the test build, which injects the fa
 build-variant: check-chapter-1 check-variant $(CONTROLLER_GEN) ## Build bin/operator-variant: the operator with chapter N's package replaced by VARIANT's Go files, and the role from their markers: make build-variant 5 VARIANT=dir
 	@go run ./scripts/variant --chapter $(CHAPTER) --dir '$(VARIANT)' --out $(VARIANT_OUT) --controller-gen $(CONTROLLER_GEN)
 	go build $(VARIANT_GOFLAGS) -overlay $(VARIANT_OUT)/overlay.json -o $(VARIANT_BIN) $(OPERATOR_MAIN)
-	@if [[ -n '$(FAULTS)' ]] || (( 10#$(CHAPTER) == $(FAULTS_CHAPTER) )); then \
+	@if [[ -n '$(FAULTS)' ]] || [[ " $(FAULTS_CHAPTERS) " == *" $$((10#$(CHAPTER))) "* ]]; then \
 	  echo "go build $(VARIANT_GOFLAGS) -tags faults -overlay $(VARIANT_OUT)/overlay.json -o $(VARIANT_BIN)-faults $(OPERATOR_MAIN)"; \
 	  go build $(VARIANT_GOFLAGS) -tags faults -overlay $(VARIANT_OUT)/overlay.json -o $(VARIANT_BIN)-faults $(OPERATOR_MAIN); fi
 
@@ -212,7 +206,13 @@ check-variant:
 	@if [[ -z '$(VARIANT)' ]]; then echo "error: VARIANT names no directory: make build-variant 5 VARIANT=dir" >&2; exit 2; fi
 
 .PHONY: manifests
-manifests: $(CONTROLLER_GEN) ## Regenerate the CRD, each chapter's RBAC role and webhook configuration, and deepcopy code from the Go markers.
+manifests: $(CONTROLLER_GEN) ## Regenerate scripts/chapters.mk from the table of chapters (chapters/chapters.go), and the CRD, each chapter's RBAC role and webhook configuration, and deepcopy code from the Go markers.
+	go run ./scripts/chapters-mk > scripts/chapters.mk.tmp && mv scripts/chapters.mk.tmp scripts/chapters.mk
+	@# Again, so that Make reads the table just written.
+	@$(MAKE) --no-print-directory manifests-from-markers
+
+.PHONY: manifests-from-markers
+manifests-from-markers: $(CONTROLLER_GEN)
 	$(CONTROLLER_GEN) object paths=./api/...
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
 	@for c in $(CHAPTERS); do \
@@ -222,11 +222,12 @@ manifests: $(CONTROLLER_GEN) ## Regenerate the CRD, each chapter's RBAC role and
 	cp chapters/$(shipped_dir)/manifests.yaml config/webhook/manifests.yaml
 
 .PHONY: verify-manifests
-verify-manifests: $(CONTROLLER_GEN) ## Fail if the generated CRD, RBAC or deepcopy code is stale.
+verify-manifests: $(CONTROLLER_GEN) ## Fail if scripts/chapters.mk, the generated CRD, RBAC or deepcopy code is stale.
 	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
 	$(CONTROLLER_GEN) object paths=./api/... output:object:dir=$$tmp/api; \
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:dir=$$tmp/crd; \
 	stale=0; \
+	go run ./scripts/chapters-mk | diff -u scripts/chapters.mk - || stale=1; \
 	for c in $(CHAPTERS); do \
 	  $(CONTROLLER_GEN) rbac:roleName=$(ROLE_NAME) webhook paths=./chapters/$$c/... output:rbac:dir=$$tmp/rbac/$$c output:webhook:dir=$$tmp/webhook/$$c; \
 	  diff -u chapters/$$c/role.yaml $$tmp/rbac/$$c/role.yaml || stale=1; \
@@ -347,8 +348,8 @@ test-chapters: check-test-chapters $(GINKGO) build cluster-up ## Run every chapt
 	@$(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(ginkgo_e2e) $(addprefix tests/chapter,$(test_chapters_nn))
 
 .PHONY: test-faults
-test-faults: $(GINKGO) build build-faults cluster-up ## Crash chapter 12's operator after each of its writes in turn; every run must end as the run without a crash does.
-	@$(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator OPERATOR_FAULTS_BIN=$(BIN)/operator-faults $(ginkgo_e2e) --fail-on-empty --label-filter=crash-sweep tests/chapter$(shell printf %02d $(FAULTS_CHAPTER))
+test-faults: $(GINKGO) build build-faults cluster-up ## Crash the operator of the chapters with faults (FAULTS_CHAPTERS) after each of its writes in turn; every run must end as the run without a crash does.
+	@$(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator OPERATOR_FAULTS_BIN=$(BIN)/operator-faults $(ginkgo_e2e) --fail-on-empty --label-filter=crash-sweep $(addprefix tests/chapter,$(shell printf '%02d ' $(FAULTS_CHAPTERS)))
 
 .PHONY: bench
 bench: build cluster-up install ## Benchmark chapters 5, 7 and 9 against a StatefulSet and a ReplicaSet (BENCH_SAMPLES, BENCH_N, BENCH_UNRELATED_PODS, BENCH_FLAGS); table on stdout, samples in _output/bench/.
@@ -451,7 +452,7 @@ exercise_chapter = $(or $(CHAPTER_ARG),$(if $(filter command line environment,$(
 # repository: the workspace is built as a package of the module).
 EXERCISE_DIR ?= _exercise
 exercise = $(BIN)/exercise
-exercise_dir = --dir '$(EXERCISE_DIR)' --rewrites '$(REWRITES)'
+exercise_dir = --dir '$(EXERCISE_DIR)'
 EXERCISE_OUT ?= $(OUTPUT_DIR)/exercise
 
 # bin/exercise; go build is a no-op when nothing changed.
@@ -471,7 +472,7 @@ check: exercise-tool $(GINKGO) prove-tool cluster-tool $(CONTROLLER_GEN) ## Chec
 # files, where the operator built with the workspace goes.
 check_flags = --out $(EXERCISE_OUT) --controller-gen $(CONTROLLER_GEN) --ginkgo $(GINKGO) --prove $(BIN)/prove --cluster $(BIN)/cluster \
   --state-dir $(LOCAL_CLUSTER_DIR) --env-file $(CLUSTER_ENV) --operator-main $(OPERATOR_MAIN) --operator-bin $(BIN)/operator-exercise \
-  --procs $(E2E_PROCS) $(if $(PROVE_TIMEOUT),--eventually-timeout $(PROVE_TIMEOUT)) --proved-by-mutants '$(PROVED_BY_MUTANTS)'
+  --procs $(E2E_PROCS) $(if $(PROVE_TIMEOUT),--eventually-timeout $(PROVE_TIMEOUT))
 
 # The exercise make bench-check times, solved with its chapter's own package.
 BENCH_CHECK_CHAPTER ?= 5

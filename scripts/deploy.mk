@@ -25,31 +25,28 @@ OPERATOR_NAMESPACE := redis-operator-system
 deploy_role = $(or $(OPERATOR_ROLE),$(if $(DEPLOY_SELECTS_CHAPTER),$(wildcard chapters/$(shell printf %02d '$(deploy_chapter)' 2>/dev/null)-*/role.yaml)))
 # The chapter make deploy runs: OPERATOR_CHAPTER (the suites set it), else
 # the chapter named (make deploy 11, or CHAPTER=11), else the shipped one
-# (SHIPPED_CHAPTER); in a chapter branch, its own. The operator runs in the
-# cluster from chapter 10, and serves the webhook from chapter 11 (chapter
-# 13, a rewrite of chapter 9, runs on your machine: REWRITES). A suite that sets
-# OPERATOR_CHAPTER deploys whatever it proves, chapter 9 included (chapter
-# 10's lesson specs against it), with the webhook's configuration whenever
-# the checkout has one (chapter 11's, against chapter 10).
+# (SHIPPED_CHAPTER); in a chapter branch, its own. The chapters that run
+# in the cluster are IN_CLUSTER_CHAPTERS, those that serve the webhook
+# WEBHOOK_CHAPTERS (scripts/chapters.mk, the table of chapters). A suite
+# that sets OPERATOR_CHAPTER deploys whatever it proves, the chapter
+# before the first in the cluster included (its lesson specs against it),
+# with the webhook's configuration whenever the checkout has one (the
+# first webhook chapter's lesson specs, against the chapter before).
 deploy_chapter = $(or $(OPERATOR_CHAPTER),$(CHAPTER))
-IN_CLUSTER_CHAPTER := 10
 deploy_chapter_named = $(or $(CHAPTER_ARG),$(filter command line environment,$(origin OPERATOR_CHAPTER) $(origin CHAPTER)))
 load_image = $(BIN)/cluster load-image --state-dir $(LOCAL_CLUSTER_DIR) --archive $(IMAGE_ARCHIVE)
 
-# The validating webhook, from chapter 11 on (where config/webhook exists,
-# and in the course when the chapter deployed is ADMISSION_CHAPTER or
-# later).
+# The validating webhook, where config/webhook exists, when the chapter
+# deployed is one of WEBHOOK_CHAPTERS (or a suite deploys it).
 # Its certificates are the project's own (scripts/certs): a CA and a
 # serving certificate it signs, kept in _output/deploy/certs, for the
 # Service's names and for 127.0.0.1. A variant's webhook configuration is
 # generated from its own markers (make build-variant), as its role is:
 # make deploy then deploys config/webhook with that configuration.
 variant_webhook = $(if $(VARIANT),$(wildcard $(VARIANT_OUT)/manifests.yaml))
-WEBHOOK = $(if $(or $(OPERATOR_CHAPTER),$(filter-out $(before_webhook),$(deploy_chapter))),$(wildcard config/webhook/kustomization.yaml))
-# ADMISSION_CHAPTER is the first chapter that serves the webhook;
-# before_webhook lists those before it, as a chapter may be named (9 or 09).
-ADMISSION_CHAPTER := 11
-before_webhook := $(shell for n in $$(seq 1 $$(( $(ADMISSION_CHAPTER) - 1 ))); do printf '%d %02d ' $$n $$n; done)
+WEBHOOK = $(if $(or $(OPERATOR_CHAPTER),$(filter $(webhook_chapters),$(deploy_chapter))),$(wildcard config/webhook/kustomization.yaml))
+# WEBHOOK_CHAPTERS as a chapter may be named (9 or 09).
+webhook_chapters := $(if $(WEBHOOK_CHAPTERS),$(shell printf '%d %02d ' $(foreach n,$(WEBHOOK_CHAPTERS),$(n) $(n))))
 WEBHOOK_SERVICE := redis-operator-webhook-service
 WEBHOOK_CERT_DIR := $(DEPLOY_DIR)/certs
 webhook_certs = go run ./scripts/certs --dir $(WEBHOOK_CERT_DIR) \
@@ -63,9 +60,8 @@ webhook_path = $(shell sed -n 's/^ *path: *//p' config/webhook/manifests.yaml)
 # its calls under it.
 WEBHOOK_NAME := vredis-v1.myapp.example.com
 # make deploy waits for the webhook when pods serve it: not with no pod
-# (DEPLOY_REPLICAS=0), nor when they run a chapter before
-# ADMISSION_CHAPTER, which serves none.
-webhook_served = $(if $(filter 0,$(DEPLOY_REPLICAS))$(filter $(before_webhook),$(deploy_chapter)),,yes)
+# (DEPLOY_REPLICAS=0), nor when they run a chapter that serves none.
+webhook_served = $(if $(filter 0,$(DEPLOY_REPLICAS)),,$(if $(filter $(webhook_chapters),$(deploy_chapter)),yes))
 # Until kube-proxy routes the webhook's Service, a moment after its pods
 # are Ready (seconds on a busy machine), the API server cannot reach the
 # webhook and failurePolicy Ignore admits every Redis unchecked. So wait
@@ -128,10 +124,10 @@ deploy: check-deploy-chapter docker-build cluster-tool install ## Deploy chapter
 # OPERATOR_CHAPTER) is one that runs in the cluster.
 .PHONY: check-deploy-chapter
 check-deploy-chapter:
-	@if [[ -z '$(OPERATOR_CHAPTER)' ]] && { ! [[ '$(deploy_chapter)' =~ ^[0-9]+$$ ]] || (( 10#$(deploy_chapter) < $(IN_CLUSTER_CHAPTER) )); }; then \
-	  echo "error: make deploy runs chapter $(IN_CLUSTER_CHAPTER) or later in the cluster (got chapter '$(deploy_chapter)'); make run N runs any chapter on your machine" >&2; exit 2; fi
-	@if [[ -z '$(OPERATOR_CHAPTER)' ]] && [[ " $(REWRITES) " == *" $$((10#$(deploy_chapter))) "* ]]; then \
+	@if [[ -z '$(OPERATOR_CHAPTER)' ]] && [[ '$(deploy_chapter)' =~ ^[0-9]+$$ && " $(REWRITES) " == *" $$((10#$(deploy_chapter))) "* ]]; then \
 	  echo "error: chapter $(deploy_chapter) rewrites a chapter that runs on your machine, and runs there too: make run $(deploy_chapter)" >&2; exit 2; fi
+	@if [[ -z '$(OPERATOR_CHAPTER)' ]] && { ! [[ '$(deploy_chapter)' =~ ^[0-9]+$$ ]] || [[ " $(IN_CLUSTER_CHAPTERS) " != *" $$((10#$(deploy_chapter))) "* ]]; }; then \
+	  echo "error: make deploy runs the chapters that run in the cluster, $(IN_CLUSTER_CHAPTERS) (got chapter '$(deploy_chapter)'); make run N runs any chapter on your machine" >&2; exit 2; fi
 
 .PHONY: undeploy
 undeploy: ## Delete what make deploy applied, but not the CRD: every Redis and its pods stay.

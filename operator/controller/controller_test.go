@@ -1,34 +1,23 @@
 package controller
 
 import (
-	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
+
+	"example.com/redis-operator/chapters"
 )
 
-// TestShippedChapterIsTheMakefiles: the operator runs without
-// OPERATOR_CHAPTER the chapter whose role and webhook configuration make
-// manifests copies into config/.
-func TestShippedChapterIsTheMakefiles(t *testing.T) {
-	makefile, err := os.ReadFile("../../Makefile")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := fmt.Sprintf("\nSHIPPED_CHAPTER := %d\n", ShippedChapter); !strings.Contains(string(makefile), want) {
-		t.Errorf("the Makefile does not say %q", strings.TrimSpace(want))
-	}
-}
-
-func TestChaptersAreNumberedInOrder(t *testing.T) {
-	for i, c := range Chapters {
-		if c.Number != i+1 {
-			t.Errorf("Chapters[%d] is chapter %d, want %d", i, c.Number, i+1)
-		}
-		if c.NewManager == nil {
+// TestEveryChapterHasItsManager: the operator runs every chapter of the
+// table, and none that is not in it.
+func TestEveryChapterHasItsManager(t *testing.T) {
+	for _, c := range chapters.All {
+		if managers[c.Number] == nil {
 			t.Errorf("chapter %d has no NewManager", c.Number)
 		}
+	}
+	if len(managers) != len(chapters.All) {
+		t.Errorf("%d NewManagers for %d chapters", len(managers), len(chapters.All))
 	}
 }
 
@@ -36,18 +25,20 @@ func TestChaptersAreNumberedInOrder(t *testing.T) {
 // without it, and a value that names no chapter is an error, never the
 // shipped chapter.
 func TestSelected(t *testing.T) {
+	latest := chapters.Latest()
 	tests := []struct {
 		env     string
 		want    string
 		wantErr bool
 	}{
 		{env: "", want: "faults"},
-		{env: strconv.Itoa(Latest().Number), want: Latest().Slug},
+		{env: strconv.Itoa(latest.Number), want: latest.Slug},
 		{env: "5", want: "rebuild-pods"},
+		{env: "05", want: "rebuild-pods"},
 		{env: "1", want: "create-pods"},
 		{env: "0", wantErr: true},
 		{env: "-1", wantErr: true},
-		{env: strconv.Itoa(len(Chapters) + 1), wantErr: true},
+		{env: strconv.Itoa(len(chapters.All) + 1), wantErr: true},
 		{env: "five", wantErr: true},
 		{env: " 5", wantErr: true},
 	}
@@ -56,7 +47,7 @@ func TestSelected(t *testing.T) {
 			t.Setenv(EnvChapter, tt.env)
 			c, err := selected()
 			if tt.wantErr {
-				want := "OPERATOR_CHAPTER: the chapter must be a number from 1 to " + strconv.Itoa(len(Chapters)) + `, got "` + tt.env + `"`
+				want := "OPERATOR_CHAPTER: a chapter is a number from 1 to " + strconv.Itoa(len(chapters.All)) + `, got "` + tt.env + `"`
 				if err == nil || !strings.Contains(err.Error(), want) {
 					t.Errorf("selected() = %d, %v; want the error %q", c.Number, err, want)
 				}

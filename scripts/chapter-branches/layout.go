@@ -3,9 +3,12 @@ package main
 import (
 	"fmt"
 	"maps"
+	"math"
 	"path"
 	"slices"
 	"strings"
+
+	"example.com/redis-operator/chapters"
 )
 
 // A chapter's branch is the course repository reduced to that chapter, in
@@ -91,29 +94,47 @@ type pathRule struct {
 	since    int
 }
 
-// inClusterChapter is the chapter that runs the operator in the cluster:
-// its manifests, image and make deploy are in its branch and those after.
-// admissionChapter adds the webhook, its certificates and a CRD of its
-// own. idiomaticChapter is the first whose suite proves that a Redis
-// needs no finalizer, faultsChapter the first that injects faults.
-const (
-	idiomaticChapter = 7
-	inClusterChapter = 10
-	admissionChapter = 11
-	faultsChapter    = 12
+// The first chapters, in the table of chapters, that run the operator in
+// the cluster (their manifests, image and make deploy are in their branch
+// and those after), that serve the webhook (its certificates and a CRD of
+// their own), and that inject faults. idiomaticChapter is the first whose
+// suite proves that a Redis needs no finalizer (a fact of the suites'
+// framework, not of the table).
+var (
+	inClusterChapter = firstWith(func(c chapters.Chapter) bool { return c.InCluster })
+	admissionChapter = firstWith(func(c chapters.Chapter) bool { return c.Webhook })
+	faultsChapter    = firstWith(func(c chapters.Chapter) bool { return c.Faults })
 )
 
-// rewrites maps a chapter that rewrites an earlier one to that chapter,
-// its base: chapter 13 is chapter 9's operator on client-go alone. Its
-// branch has its base's layout (chapter 9 runs on your machine: no
-// manifests, webhook or faults), its commit is its base's child, and its
-// lesson is its diff against its base (make diff-chapter 13).
-var rewrites = map[int]int{13: 9}
+const idiomaticChapter = 7
+
+// firstWith is the number of the first chapter that has what has asks for;
+// past every chapter if none has.
+func firstWith(has func(chapters.Chapter) bool) int {
+	if c, ok := chapters.First(has); ok {
+		return c.Number
+	}
+	return math.MaxInt
+}
+
+// rewritten returns the chapter that chapter n rewrites (the table's
+// Rewrites), and whether it rewrites one: chapter 13 is chapter 9's
+// operator on client-go alone. Its branch has its base's layout (chapter
+// 9 runs on your machine: no manifests, webhook or faults), its commit is
+// its base's child, and its lesson is its diff against its base (make
+// diff-chapter 13).
+func rewritten(n int) (int, bool) {
+	c, err := chapters.Get(n)
+	if err != nil || c.Rewrites == 0 {
+		return 0, false
+	}
+	return c.Rewrites, true
+}
 
 // base is the chapter that chapter n builds on: n-1, or the chapter it
 // rewrites.
 func base(n int) int {
-	if b, ok := rewrites[n]; ok {
+	if b, ok := rewritten(n); ok {
 		return b
 	}
 	return n - 1
@@ -122,7 +143,7 @@ func base(n int) int {
 // layout is the chapter whose layout c's branch has: its own, or its
 // base's when it rewrites one.
 func (c chapter) layout() int {
-	if b, ok := rewrites[c.number]; ok {
+	if b, ok := rewritten(c.number); ok {
 		return b
 	}
 	return c.number
@@ -250,6 +271,11 @@ func branchFiles(s *source, sh *shared, c chapter) (map[string]output, error) {
 		return nil, fmt.Errorf("%s: %w", c.branch(), err)
 	}
 	out["Makefile"] = output{mode: "100644", data: chapterMakefile(sh.makefile, c)}
+	include, err := chapterInclude(c)
+	if err != nil {
+		return nil, err
+	}
+	out["scripts/chapters.mk"] = output{mode: "100644", data: include}
 	for _, p := range readmes { // so that each README may link to the other
 		bp, _ := branchPath(p, c)
 		out[bp] = output{}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"example.com/redis-operator/chapters"
 )
 
 // branchMakefileTemplate is every branch's Makefile, but for the pinned
@@ -62,4 +64,18 @@ func pinnedVersions(makefile string) (string, error) {
 // chapterMakefile is the Makefile of chapter c's branch.
 func chapterMakefile(makefile []byte, c chapter) []byte {
 	return []byte(strings.Replace(string(makefile), chapterMarker, strconv.Itoa(c.number), 1))
+}
+
+// chapterInclude is scripts/chapters.mk of chapter c's branch: its own row
+// of the table of chapters, for its Makefile and scripts/deploy.mk, with c
+// the chapter that runs. The row is the table's of c's number (the table
+// this tool was built with; its test checks it against the directories),
+// under the name of c's directory in the commit the branches are made of.
+func chapterInclude(c chapter) ([]byte, error) {
+	row, err := chapters.Get(c.number)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w (the table of chapters, chapters/chapters.go, this tool was built with)", c.dir(), err)
+	}
+	row.Slug = c.slug
+	return []byte(chapters.MakeInclude([]chapters.Chapter{row}, c.number)), nil
 }

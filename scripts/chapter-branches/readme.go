@@ -105,7 +105,7 @@ func readmeHeader(zh bool, c chapter) string {
 // read here.
 func readmeBanner(zh bool, s *source, c chapter, files map[string]output) string {
 	var prev, diff string
-	_, rewrite := rewrites[c.number]
+	_, rewrite := rewritten(c.number)
 	if c.number > 1 {
 		p := s.chapters[base(c.number)-1].branch()
 		diff = fmt.Sprintf("git diff %s %s", p, c.branch())

@@ -324,7 +324,13 @@ func TestBranchMakefileBuildsWhatItRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	writeFile(t, dir, "Makefile", string(chapterMakefile(rendered, chapter{number: 12, slug: "faults"})), 0o644)
+	ch12 := chapter{number: 12, slug: "faults"}
+	writeFile(t, dir, "Makefile", string(chapterMakefile(rendered, ch12)), 0o644)
+	include, err := chapterInclude(ch12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "scripts/chapters.mk", string(include), 0o644)
 	for _, p := range []string{"scripts/common.mk", "scripts/deploy.mk"} {
 		writeFile(t, dir, p, string(readCourse(t, p)), 0o644)
 	}

@@ -25,11 +25,6 @@ type checkFlags struct {
 	operatorMain, operatorBin                  string
 	procs                                      int
 	eventually                                 string
-	// provedByMutants are the chapters whose lesson specs are proven red
-	// against the chapter's own mutants of them, not against chapter
-	// N-1 (the Makefile's PROVED_BY_MUTANTS): a spec exercise of one is
-	// judged the same way.
-	provedByMutants string
 }
 
 // check judges the workspace with chapter N's proofs, cheapest first, and

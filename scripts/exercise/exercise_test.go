@@ -6,31 +6,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 )
 
-// course is the checkout this test runs in, with the Makefile's REWRITES.
-var course = &exercises{root: filepath.Join("..", ".."), dir: "_exercise", rewrites: makefileRewrites()}
-
-func makefileRewrites() map[int]bool {
-	rewrites := map[int]bool{}
-	data, err := os.ReadFile(filepath.Join("..", "..", "Makefile"))
-	if err != nil {
-		panic(err)
-	}
-	if m := regexp.MustCompile(`(?m)^REWRITES := (.*)$`).FindSubmatch(data); m != nil {
-		for _, f := range strings.Fields(string(m[1])) {
-			n, err := strconv.Atoi(f)
-			if err != nil {
-				panic(err)
-			}
-			rewrites[n] = true
-		}
-	}
-	return rewrites
-}
+// course is the checkout this test runs in.
+var course = &exercises{root: filepath.Join("..", ".."), dir: "_exercise", rewrites: tableRewrites()}
 
 // Each exercise's task names the lesson unit tests that make check runs,
 // in both languages: the tests chapter N adds or changes.

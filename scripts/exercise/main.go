@@ -65,7 +65,6 @@ func run(args []string) error {
 	var (
 		chapterArg = fs.String("chapter", "", "the chapter of the exercise (default: the one started last)")
 		dir        = fs.String("dir", "_exercise", "where the workspaces and the progress file are")
-		rewrites   = fs.String("rewrites", "", "the chapters that rewrite an earlier one (the Makefile's REWRITES, space-separated): their exercise starts from their own package with its lesson taken out")
 		force      = fs.Bool("force", false, "start: overwrite the workspace even if you changed it")
 		cont       = fs.Bool("continue", false, "start: from your own workspace of the chapter before, once it passed make check, not from that chapter's package")
 		c          checkFlags
@@ -81,7 +80,6 @@ func run(args []string) error {
 	fs.StringVar(&c.operatorBin, "operator-bin", "bin/operator-exercise", "check: where the operator built with the workspace goes")
 	fs.IntVar(&c.procs, "procs", 4, "check: Ginkgo's --procs for the suite")
 	fs.StringVar(&c.eventually, "eventually-timeout", "", "check: Eventually's timeout (prove's default if empty)")
-	fs.StringVar(&c.provedByMutants, "proved-by-mutants", "", "check-spec: the chapters proven against their mutants, not chapter N-1 (space-separated)")
 	rounds := fs.Int("rounds", 3, "bench: the timed runs of make check, after a warm-up")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
@@ -104,14 +102,7 @@ func run(args []string) error {
 	if rel = filepath.Clean(rel); rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return fmt.Errorf("the exercises' directory (EXERCISE_DIR=%s) must be a directory inside this checkout", *dir)
 	}
-	ex := &exercises{root: ".", dir: rel, rewrites: map[int]bool{}}
-	for _, f := range strings.Fields(*rewrites) {
-		n, err := strconv.Atoi(f)
-		if err != nil {
-			return fmt.Errorf("--rewrites: %q is not a chapter number", f)
-		}
-		ex.rewrites[n] = true
-	}
+	ex := &exercises{root: ".", dir: rel, rewrites: tableRewrites()}
 	switch cmd {
 	case "progress":
 		return ex.printProgress(os.Stdout)

@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"example.com/redis-operator/chapters"
 )
 
 // exercises are the course's exercises, and the learner's workspaces and
@@ -462,4 +464,17 @@ func (ex *exercises) solution(e *exercise, w io.Writer) error {
 		return fmt.Errorf("diff: %w", err)
 	}
 	return ex.updateProgress(func(p *progress) { p.chapter(e.n).SolutionSeen = true })
+}
+
+// tableRewrites are the chapters that rewrite an earlier one, in the table
+// of chapters: their exercise starts from their own package with its
+// lesson taken out.
+func tableRewrites() map[int]bool {
+	rewrites := map[int]bool{}
+	for _, c := range chapters.All {
+		if c.Rewrites != 0 {
+			rewrites[c.Number] = true
+		}
+	}
+	return rewrites
 }

@@ -62,6 +62,7 @@ var commands = []command{
 	{goals: "deploy 11", needs: []string{"docker-build", "cluster-tool"}},
 	{goals: "load-image", needs: []string{"docker-build", "cluster-tool"}},
 	{goals: "manifests", needs: []string{"$(CONTROLLER_GEN)"}},
+	{goals: "manifests-from-markers", needs: []string{"$(CONTROLLER_GEN)"}},
 	{goals: "verify-manifests", needs: []string{"$(CONTROLLER_GEN)"}},
 	{goals: "verify-chapter-branches", needs: []string{"$(CONTROLLER_GEN)"}},
 	{goals: "lint", needs: []string{"$(GOLANGCI_LINT)"}},

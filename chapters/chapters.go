@@ -1,0 +1,158 @@
+// Package chapters is the table of the course's chapters: what each one
+// is and what it needs. A fact about a chapter (which one ships, which run
+// in the cluster, serve the webhook, have a test build with faults, are
+// proven by their own mutants, rewrite an earlier one) is written here
+// once. The operator, the tools and the Makefile read it; the Makefile
+// through scripts/chapters.mk, which `make manifests` generates from it.
+//
+// It imports no chapter: the operator maps numbers to the chapters'
+// packages (operator/controller), and a test keeps that map and this
+// table the same.
+package chapters
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Chapter is one row of the table.
+type Chapter struct {
+	// Number is the chapter's number, from 1; Slug the rest of its
+	// directory's name (chapters/NN-slug).
+	Number int
+	Slug   string
+	// Rewrites is the chapter whose behaviour this one keeps, written
+	// anew (0: none). Its lesson is its diff against that chapter, it has
+	// no lesson spec (none can fail against the chapter it rewrites), its
+	// exercise starts from its own package with its lesson taken out, and
+	// its branch has that chapter's layout and is that branch's child.
+	Rewrites int
+	// InCluster: its suite runs the operator in the cluster (make deploy:
+	// the image, the Deployment, the manifests).
+	InCluster bool
+	// Webhook: it serves the validating webhook (with its certificates
+	// and a CRD of its own).
+	Webhook bool
+	// Faults: its suite runs the test build that injects faults (make
+	// build-faults; a variant of it is built that way too).
+	Faults bool
+	// ProvedByMutants: its lesson specs are proven red against its own
+	// mutants of them (chapters/NN-slug/mutants), not against the chapter
+	// before, which fails them for want of what the chapter adds, not of
+	// what they prove.
+	ProvedByMutants bool
+}
+
+// All lists every chapter, in order, numbered from 1 with no gap.
+var All = []Chapter{
+	{Number: 1, Slug: "create-pods"},
+	{Number: 2, Slug: "finalizer-tracking"},
+	{Number: 3, Slug: "owner-references"},
+	{Number: 4, Slug: "watch-pod-deletes"},
+	{Number: 5, Slug: "rebuild-pods"},
+	{Number: 6, Slug: "scale-and-status"},
+	{Number: 7, Slug: "idiomatic"},
+	{Number: 8, Slug: "own-pods"},
+	{Number: 9, Slug: "at-scale"},
+	{Number: 10, Slug: "in-cluster", InCluster: true},
+	{Number: 11, Slug: "admission", InCluster: true, Webhook: true},
+	{Number: 12, Slug: "faults", InCluster: true, Webhook: true, Faults: true, ProvedByMutants: true},
+	// Chapter 9's operator on client-go alone, to show what
+	// controller-runtime is made of.
+	{Number: 13, Slug: "under-the-hood", Rewrites: 9},
+}
+
+// Shipped is the number of the chapter the operator runs unless another
+// is asked for, whose role and webhook configuration config/ holds: the
+// course's last chapter on controller-runtime.
+const Shipped = 12
+
+// Name is the chapter's directory name, NN-slug.
+func (c Chapter) Name() string { return fmt.Sprintf("%02d-%s", c.Number, c.Slug) }
+
+// Dir is the chapter's directory, relative to the repository's root.
+func (c Chapter) Dir() string { return "chapters/" + c.Name() }
+
+// Base is the chapter that c builds on, whose code its diff is against:
+// the one it rewrites, or the one before.
+func (c Chapter) Base() int {
+	if c.Rewrites != 0 {
+		return c.Rewrites
+	}
+	return c.Number - 1
+}
+
+// Latest is the last chapter.
+func Latest() Chapter { return All[len(All)-1] }
+
+// Get returns chapter n.
+func Get(n int) (Chapter, error) {
+	if n < 1 || n > len(All) {
+		return Chapter{}, rangeError(strconv.Itoa(n))
+	}
+	return All[n-1], nil
+}
+
+// Parse returns the chapter a number names, as a learner types it: 5 or
+// 05 (digits only). One rule and one message for every tool that takes
+// one.
+func Parse(s string) (Chapter, error) {
+	if s == "" || strings.Trim(s, "0123456789") != "" {
+		return Chapter{}, rangeError(s)
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return Chapter{}, rangeError(s)
+	}
+	c, err := Get(n)
+	if err != nil {
+		return Chapter{}, rangeError(s)
+	}
+	return c, nil
+}
+
+func rangeError(got string) error {
+	return fmt.Errorf("a chapter is a number from 1 to %d, got %q", len(All), got)
+}
+
+// First returns the first chapter that has what has asks for (InCluster,
+// say), and false if none has it.
+func First(has func(Chapter) bool) (Chapter, bool) {
+	for _, c := range All {
+		if has(c) {
+			return c, true
+		}
+	}
+	return Chapter{}, false
+}
+
+// MakeInclude is scripts/chapters.mk: the rows cs of the table as Make
+// variables, each a list of chapter numbers, with shipped the chapter
+// that runs unless another is asked for. The course's has every row
+// (make manifests writes it); a chapter branch's has its own.
+func MakeInclude(cs []Chapter, shipped int) string {
+	list := func(has func(Chapter) bool, f func(Chapter) string) string {
+		var l []string
+		for _, c := range cs {
+			if has(c) {
+				l = append(l, f(c))
+			}
+		}
+		return strings.Join(l, " ")
+	}
+	all := func(Chapter) bool { return true }
+	number := func(c Chapter) string { return strconv.Itoa(c.Number) }
+	var b strings.Builder
+	b.WriteString("# The table of chapters (the course's chapters/chapters.go) for Make.\n")
+	b.WriteString("# Generated; do not edit. Each variable but the first two lists\n")
+	b.WriteString("# chapter numbers.\n")
+	fmt.Fprintf(&b, "CHAPTER_NAMES := %s\n", list(all, Chapter.Name))
+	fmt.Fprintf(&b, "SHIPPED_CHAPTER := %d\n", shipped)
+	fmt.Fprintf(&b, "REWRITES := %s\n", list(func(c Chapter) bool { return c.Rewrites != 0 }, number))
+	fmt.Fprintf(&b, "IN_CLUSTER_CHAPTERS := %s\n", list(func(c Chapter) bool { return c.InCluster }, number))
+	fmt.Fprintf(&b, "WEBHOOK_CHAPTERS := %s\n", list(func(c Chapter) bool { return c.Webhook }, number))
+	fmt.Fprintf(&b, "FAULTS_CHAPTERS := %s\n", list(func(c Chapter) bool { return c.Faults }, number))
+	fmt.Fprintf(&b, "PROVED_BY_MUTANTS := %s\n", list(func(c Chapter) bool { return c.ProvedByMutants }, number))
+	return b.String()
+}

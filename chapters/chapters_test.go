@@ -1,0 +1,70 @@
+package chapters
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestTableIsTheDirectories: the table lists every directory under
+// chapters/, and nothing else, numbered from 1 with no gap; a rewrite
+// rewrites a chapter before the one before it; the shipped chapter is
+// one of them and not a rewrite.
+func TestTableIsTheDirectories(t *testing.T) {
+	dirs, err := filepath.Glob("[0-9]*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for i, c := range All {
+		names = append(names, c.Name())
+		if c.Number != i+1 {
+			t.Errorf("row %d is chapter %d; the table counts from 1 with no gap", i, c.Number)
+		}
+		if c.Rewrites != 0 && (c.Rewrites < 1 || c.Rewrites >= c.Number-1) {
+			t.Errorf("chapter %d rewrites chapter %d, which is not a chapter before the one before it", c.Number, c.Rewrites)
+		}
+		if c.Webhook && !c.InCluster {
+			t.Errorf("chapter %d serves the webhook, but does not run in the cluster", c.Number)
+		}
+	}
+	if !slices.Equal(dirs, names) {
+		t.Errorf("the directories under chapters/ are %q, the table's %q", dirs, names)
+	}
+	if c, err := Get(Shipped); err != nil || c.Rewrites != 0 {
+		t.Errorf("the shipped chapter %d: %+v, %v; want a chapter that rewrites none", Shipped, c, err)
+	}
+}
+
+// TestMakeIncludeIsCurrent: scripts/chapters.mk is what the table
+// makes of it.
+func TestMakeIncludeIsCurrent(t *testing.T) {
+	got, err := os.ReadFile(filepath.Join("..", "scripts", "chapters.mk"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := MakeInclude(All, Shipped); string(got) != want {
+		t.Errorf("scripts/chapters.mk is stale; run make manifests. It holds:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestParse(t *testing.T) {
+	for in, want := range map[string]int{"5": 5, "05": 5, "13": 13, "1": 1} {
+		if c, err := Parse(in); err != nil || c.Number != want {
+			t.Errorf("Parse(%q) = %d, %v; want chapter %d", in, c.Number, err, want)
+		}
+	}
+	for _, in := range []string{"", "0", "14", "-1", "+5", " 5", "five", "5x"} {
+		if _, err := Parse(in); err == nil || !strings.Contains(err.Error(), "a chapter is a number from 1 to 13") {
+			t.Errorf("Parse(%q): %v; want the one message for every tool", in, err)
+		}
+	}
+	if c, _ := Get(13); c.Base() != 9 || c.Dir() != "chapters/13-under-the-hood" {
+		t.Errorf("chapter 13: base %d, dir %s; want 9, chapters/13-under-the-hood", c.Base(), c.Dir())
+	}
+	if c, _ := Get(5); c.Base() != 4 {
+		t.Errorf("chapter 5's base is %d, want 4", c.Base())
+	}
+}
