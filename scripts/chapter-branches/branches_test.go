@@ -274,6 +274,7 @@ func TestFindChapters(t *testing.T) {
 		err   string
 	}{
 		{[]string{"chapters/01-a/x.go", "chapters/02-b-c/x.go"}, ""},
+		{[]string{"chapters/chapters.go", "chapters/chapters_test.go", "chapters/01-a/x.go"}, ""},
 		{[]string{"chapters/01-a/x.go", "chapters/03-c/x.go"}, "without a gap"},
 		{[]string{"chapters/1-a/x.go"}, "named NN-slug"},
 		{[]string{"chapters/notes.md"}, "only chapter directories"},

@@ -88,7 +88,8 @@ func readSource(ctx context.Context, r *repo, rev string) (*source, error) {
 }
 
 // findChapters returns the chapters of the tree in order: every directory
-// chapters/NN-slug, numbered from 01 without a gap.
+// chapters/NN-slug, numbered from 01 without a gap (beside them, the Go
+// files of the table of chapters, package chapters).
 func findChapters(files map[string]file) ([]chapter, error) {
 	seen := map[int]chapter{}
 	for p := range files {
@@ -97,8 +98,11 @@ func findChapters(files map[string]file) ([]chapter, error) {
 			continue
 		}
 		dir, _, ok := strings.Cut(rest, "/")
+		if !ok && strings.HasSuffix(rest, ".go") {
+			continue // the table of chapters, package chapters
+		}
 		if !ok {
-			return nil, fmt.Errorf("chapters/%s: only chapter directories belong in chapters/", rest)
+			return nil, fmt.Errorf("chapters/%s: only chapter directories and the table of chapters (Go files) belong in chapters/", rest)
 		}
 		m := chapterDir.FindStringSubmatch(dir)
 		if m == nil {

@@ -31,6 +31,8 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 
 	"example.com/redis-operator/tests/proc"
+
+	"example.com/redis-operator/chapters"
 )
 
 // lessonMark starts the step that framework.LessonStep writes into a
@@ -97,9 +99,9 @@ func run() error {
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return err
 	}
-	dirs, _ := filepath.Glob(fmt.Sprintf("chapters/%02d-*", chapter))
-	if len(dirs) != 1 {
-		return fmt.Errorf("no chapter %d (chapters/%02d-*)", chapter, chapter)
+	row, err := chapters.Get(chapter)
+	if err != nil {
+		return fmt.Errorf("--chapter: %w", err)
 	}
 	// Every run below runs the same suite: compiled once, not once a run
 	// (a link of some 12 s of CPU each, dozens of times with the mutants).
@@ -119,7 +121,7 @@ func run() error {
 	defer func() { fmt.Printf("=== chapter %d: %s of runs\n", chapter, time.Since(start).Round(time.Second)) }()
 	base := runInput{ginkgo: ginkgo, suite: compiled, outDir: outDir, chapter: chapter,
 		timeout: timeout, suiteTimeout: suiteTO, procs: procs}
-	mutantsIn := mutantsInput{run: base, chapterDir: dirs[0], only: *only, show: *show, dir: mutantsDir}
+	mutantsIn := mutantsInput{run: base, chapterDir: row.Dir(), only: *only, show: *show, dir: mutantsDir}
 	if (*mutants || *withMutants || *byMutants) && *specFile == "" {
 		// Built while the runs before theirs wait for the cluster (a spec
 		// exercise builds the mutants of its target only).

@@ -35,6 +35,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"example.com/redis-operator/chapters"
 )
 
 func main() {
@@ -119,12 +121,11 @@ type variant struct {
 // the repository, it is not the chapter itself, and its Go files are of
 // the chapter's package.
 func prepare(root string, chapter int, dir string) (*variant, error) {
-	matches, _ := filepath.Glob(filepath.Join(root, "chapters", fmt.Sprintf("%02d-*", chapter)))
-	if len(matches) != 1 {
-		return nil, fmt.Errorf("no chapter %d (chapters/%02d-*) in %s", chapter, chapter, root)
+	row, err := chapters.Get(chapter)
+	if err != nil {
+		return nil, fmt.Errorf("--chapter: %w", err)
 	}
-	v := &variant{chapterDir: matches[0]}
-	var err error
+	v := &variant{chapterDir: filepath.Join(root, filepath.FromSlash(row.Dir()))}
 	if v.dir, err = filepath.Abs(dir); err != nil {
 		return nil, err
 	}
