@@ -147,12 +147,16 @@ func MakeInclude(cs []Chapter, shipped int) string {
 	b.WriteString("# The table of chapters (the course's chapters/chapters.go) for Make.\n")
 	b.WriteString("# Generated; do not edit. Each variable but the first two lists\n")
 	b.WriteString("# chapter numbers.\n")
-	fmt.Fprintf(&b, "CHAPTER_NAMES := %s\n", list(all, Chapter.Name))
-	fmt.Fprintf(&b, "SHIPPED_CHAPTER := %d\n", shipped)
-	fmt.Fprintf(&b, "REWRITES := %s\n", list(func(c Chapter) bool { return c.Rewrites != 0 }, number))
-	fmt.Fprintf(&b, "IN_CLUSTER_CHAPTERS := %s\n", list(func(c Chapter) bool { return c.InCluster }, number))
-	fmt.Fprintf(&b, "WEBHOOK_CHAPTERS := %s\n", list(func(c Chapter) bool { return c.Webhook }, number))
-	fmt.Fprintf(&b, "FAULTS_CHAPTERS := %s\n", list(func(c Chapter) bool { return c.Faults }, number))
-	fmt.Fprintf(&b, "PROVED_BY_MUTANTS := %s\n", list(func(c Chapter) bool { return c.ProvedByMutants }, number))
+	set := func(name, value string) {
+		b.WriteString(strings.TrimSpace(name + " := " + value))
+		b.WriteString("\n")
+	}
+	set("CHAPTER_NAMES", list(all, Chapter.Name))
+	set("SHIPPED_CHAPTER", strconv.Itoa(shipped))
+	set("REWRITES", list(func(c Chapter) bool { return c.Rewrites != 0 }, number))
+	set("IN_CLUSTER_CHAPTERS", list(func(c Chapter) bool { return c.InCluster }, number))
+	set("WEBHOOK_CHAPTERS", list(func(c Chapter) bool { return c.Webhook }, number))
+	set("FAULTS_CHAPTERS", list(func(c Chapter) bool { return c.Faults }, number))
+	set("PROVED_BY_MUTANTS", list(func(c Chapter) bool { return c.ProvedByMutants }, number))
 	return b.String()
 }
