@@ -206,8 +206,8 @@ check-variant:
 	@if [[ -z '$(VARIANT)' ]]; then echo "error: VARIANT names no directory: make build-variant 5 VARIANT=dir" >&2; exit 2; fi
 
 .PHONY: manifests
-manifests: $(CONTROLLER_GEN) ## Regenerate scripts/chapters.mk from the table of chapters (chapters/chapters.go), and the CRD, each chapter's RBAC role and webhook configuration, and deepcopy code from the Go markers.
-	go run ./scripts/chapters-mk > scripts/chapters.mk.tmp && mv scripts/chapters.mk.tmp scripts/chapters.mk
+manifests: $(CONTROLLER_GEN) ## Regenerate from the table of chapters (chapters/chapters.go) scripts/chapters.mk and the operator's map of chapters, and the CRD, each chapter's RBAC role and webhook configuration, and deepcopy code from the Go markers.
+	go run ./scripts/chapters-gen
 	@# Again, so that Make reads the table just written.
 	@$(MAKE) --no-print-directory manifests-from-markers
 
@@ -222,12 +222,12 @@ manifests-from-markers: $(CONTROLLER_GEN)
 	cp chapters/$(shipped_dir)/manifests.yaml config/webhook/manifests.yaml
 
 .PHONY: verify-manifests
-verify-manifests: $(CONTROLLER_GEN) ## Fail if scripts/chapters.mk, the generated CRD, RBAC or deepcopy code is stale.
+verify-manifests: $(CONTROLLER_GEN) ## Fail if what the table of chapters generates, the generated CRD, RBAC or deepcopy code is stale.
 	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
 	$(CONTROLLER_GEN) object paths=./api/... output:object:dir=$$tmp/api; \
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:dir=$$tmp/crd; \
 	stale=0; \
-	go run ./scripts/chapters-mk | diff -u scripts/chapters.mk - || stale=1; \
+	go run ./scripts/chapters-gen --check || stale=1; \
 	for c in $(CHAPTERS); do \
 	  $(CONTROLLER_GEN) rbac:roleName=$(ROLE_NAME) webhook paths=./chapters/$$c/... output:rbac:dir=$$tmp/rbac/$$c output:webhook:dir=$$tmp/webhook/$$c; \
 	  diff -u chapters/$$c/role.yaml $$tmp/rbac/$$c/role.yaml || stale=1; \

@@ -3,11 +3,12 @@
 // in the cluster, serve the webhook, have a test build with faults, are
 // proven by their own mutants, rewrite an earlier one) is written here
 // once. The operator, the tools and the Makefile read it; the Makefile
-// through scripts/chapters.mk, which `make manifests` generates from it.
+// through scripts/chapters.mk, which `make manifests` generates from it
+// (scripts/chapters-gen), as it generates the operator's map from a
+// chapter's number to its package (operator/controller).
 //
-// It imports no chapter: the operator maps numbers to the chapters'
-// packages (operator/controller), and a test keeps that map and this
-// table the same.
+// It imports no chapter, so that a tool that reads it does not build
+// them all.
 package chapters
 
 import (

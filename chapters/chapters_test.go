@@ -1,7 +1,6 @@
 package chapters
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -35,18 +34,6 @@ func TestTableIsTheDirectories(t *testing.T) {
 	}
 	if c, err := Get(Shipped); err != nil || c.Rewrites != 0 {
 		t.Errorf("the shipped chapter %d: %+v, %v; want a chapter that rewrites none", Shipped, c, err)
-	}
-}
-
-// TestMakeIncludeIsCurrent: scripts/chapters.mk is what the table
-// makes of it.
-func TestMakeIncludeIsCurrent(t *testing.T) {
-	got, err := os.ReadFile(filepath.Join("..", "scripts", "chapters.mk"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := MakeInclude(All, Shipped); string(got) != want {
-		t.Errorf("scripts/chapters.mk is stale; run make manifests. It holds:\n%s\nwant:\n%s", got, want)
 	}
 }
 

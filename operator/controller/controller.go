@@ -5,6 +5,9 @@
 // and the end-to-end suites set it); without it, the shipped chapter
 // runs (chapters.Shipped).
 //
+// Its map from a chapter's number to that chapter's package is generated
+// from the table (zz_generated.managers.go, by make manifests).
+//
 // In a chapter's branch, cmd/main.go imports internal/controller instead,
 // the chapter's own package, which has the same NewManager. So the
 // operator's main is the same code in the course and in every branch, and
@@ -19,39 +22,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"example.com/redis-operator/chapters"
-
-	ch01 "example.com/redis-operator/chapters/01-create-pods"
-	ch02 "example.com/redis-operator/chapters/02-finalizer-tracking"
-	ch03 "example.com/redis-operator/chapters/03-owner-references"
-	ch04 "example.com/redis-operator/chapters/04-watch-pod-deletes"
-	ch05 "example.com/redis-operator/chapters/05-rebuild-pods"
-	ch06 "example.com/redis-operator/chapters/06-scale-and-status"
-	ch07 "example.com/redis-operator/chapters/07-idiomatic"
-	ch08 "example.com/redis-operator/chapters/08-own-pods"
-	ch09 "example.com/redis-operator/chapters/09-at-scale"
-	ch10 "example.com/redis-operator/chapters/10-in-cluster"
-	ch11 "example.com/redis-operator/chapters/11-admission"
-	ch12 "example.com/redis-operator/chapters/12-faults"
-	ch13 "example.com/redis-operator/chapters/13-under-the-hood"
 )
-
-// managers are the chapters' NewManager, by the chapter's number: one for
-// each row of the table of chapters (a test checks it).
-var managers = map[int]func(*rest.Config, ctrl.Options) (ctrl.Manager, error){
-	1:  ch01.NewManager,
-	2:  ch02.NewManager,
-	3:  ch03.NewManager,
-	4:  ch04.NewManager,
-	5:  ch05.NewManager,
-	6:  ch06.NewManager,
-	7:  ch07.NewManager,
-	8:  ch08.NewManager,
-	9:  ch09.NewManager,
-	10: ch10.NewManager,
-	11: ch11.NewManager,
-	12: ch12.NewManager,
-	13: ch13.NewManager,
-}
 
 // EnvChapter is the environment variable that names the chapter to run.
 const EnvChapter = "OPERATOR_CHAPTER"
