@@ -46,7 +46,7 @@ CLUSTER ?= auto
 # `make cluster-up` writes the chosen backend and its KUBECONFIG here.
 CLUSTER_ENV := $(OUTPUT_DIR)/cluster.env
 # The ClusterRole generated from each chapter's RBAC markers
-# (chapters/NN-slug/role.yaml; config/rbac/role.yaml is the latest chapter's).
+# (chapters/NN-slug/role.yaml; config/rbac/role.yaml is the shipped chapter's).
 ROLE_NAME := redis-operator
 # The operator's main package (scripts/deploy.mk builds it too; a chapter
 # branch's is ./cmd).
@@ -77,7 +77,7 @@ export KUBECTL ?= $(KUBERNETES_BIN)/kubectl
 # install builds it in CRD_BUILD_DIR, beside a copy of config/crd/bases.
 # A variant (VARIANT=dir) installs its own crd/ if it has one.
 CRD_CHAPTER = $(or $(OPERATOR_CHAPTER),$(CHAPTER))
-crd_kustomization = $(firstword $(if $(VARIANT),$(wildcard $(VARIANT)/crd)) $(wildcard chapters/$(shell printf %02d '$(CRD_CHAPTER)' 2>/dev/null)-*/crd) config/crd)
+crd_kustomization = $(firstword $(if $(VARIANT),$(wildcard $(VARIANT)/crd)) $(wildcard chapters/$(call two_digits,$(CRD_CHAPTER))-*/crd) config/crd)
 CRD_BUILD_DIR := $(OUTPUT_DIR)/crd
 NO_COLOR ?= $(if $(CI),true,false)
 # A run that takes longer than this is stuck; Ginkgo then reports where.
@@ -144,7 +144,7 @@ ifeq ($(firstword $(MAKECMDGOALS)),mutant)
 endif
 MUTANT ?= $(MUTANT_ARG)
 CHAPTER ?= $(or $(CHAPTER_ARG),$(SHIPPED_CHAPTER))
-NN = $(shell printf %02d '$(CHAPTER)' 2>/dev/null)
+NN = $(call two_digits,$(CHAPTER))
 
 # The chapters whose suites `make test-chapters` runs and whose "Try it"
 # `make try-it` runs (with no chapter named): every one unless told, as in
@@ -180,7 +180,7 @@ help: ## Show this help.
 	@echo "Chapters: $(CHAPTERS)"
 
 .PHONY: demo
-demo: build cluster-up install ## Show the latest chapter rebuilding a pod deleted with kubectl.
+demo: build cluster-up install ## Show the shipped chapter rebuilding a pod deleted with kubectl.
 	@$(with_kubeconfig) scripts/demo.sh
 
 ##@ Development
@@ -303,7 +303,7 @@ bench-unit: ## Run the Go micro-benchmarks of the chapter packages (no cluster n
 	$(GO_TEST) -run '^$$' -bench . -benchmem ./chapters/...
 
 .PHONY: diff-chapter
-diff-chapter: check-chapter-2 ## Show the code diff that chapter N adds to chapter N-1 (chapter 13: to chapter 9, which it rewrites), with the files outside the chapters it adds (chapter 10's manifests, ...): make diff-chapter 5
+diff-chapter: check-chapter-2 ## Show the code diff that chapter N adds to chapter N-1 (a chapter in REWRITES: to the chapter it rewrites), with the files outside the chapters it adds (chapter 10's manifests, ...): make diff-chapter 5
 	@go build -o $(BIN)/chapter-branches ./scripts/chapter-branches
 	@scripts/diff-chapter.sh --base $$($(BIN)/chapter-branches --base $(CHAPTER)) $(CHAPTER) $$($(BIN)/chapter-branches --arrivals $(CHAPTER))
 
@@ -328,7 +328,7 @@ include scripts/common.mk
 ##@ Against the cluster
 
 .PHONY: install
-install: ## Install chapter N's CRD (make install 11, or OPERATOR_CHAPTER or CHAPTER; default the latest) into the test cluster (after cluster-up; else the current KUBECONFIG's).
+install: ## Install chapter N's CRD (make install 11, or OPERATOR_CHAPTER or CHAPTER; default the shipped one) into the test cluster (after cluster-up; else the current KUBECONFIG's).
 	@rm -rf $(CRD_BUILD_DIR) && mkdir -p $(CRD_BUILD_DIR) && cp -R config/crd/. $(CRD_BUILD_DIR)/ && cp -R $(crd_kustomization)/. $(CRD_BUILD_DIR)/
 	@$(with_kubeconfig) $(KUBECTL_CMD) apply --server-side --force-conflicts -k $(CRD_BUILD_DIR)
 	@$(with_kubeconfig) $(KUBECTL_CMD) wait --for condition=Established --timeout=60s crd/redis.myapp.example.com
@@ -349,7 +349,7 @@ test-chapters: check-test-chapters $(GINKGO) build cluster-up ## Run every chapt
 
 .PHONY: test-faults
 test-faults: $(GINKGO) build build-faults cluster-up ## Crash the operator of the chapters with faults (FAULTS_CHAPTERS) after each of its writes in turn; every run must end as the run without a crash does.
-	@$(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator OPERATOR_FAULTS_BIN=$(BIN)/operator-faults $(ginkgo_e2e) --fail-on-empty --label-filter=crash-sweep $(addprefix tests/chapter,$(shell printf '%02d ' $(FAULTS_CHAPTERS)))
+	@$(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator OPERATOR_FAULTS_BIN=$(BIN)/operator-faults $(ginkgo_e2e) --fail-on-empty --label-filter=crash-sweep $(foreach n,$(FAULTS_CHAPTERS),tests/chapter$(call two_digits,$(n)))
 
 .PHONY: bench
 bench: build cluster-up install ## Benchmark chapters 5, 7 and 9 against a StatefulSet and a ReplicaSet (BENCH_SAMPLES, BENCH_N, BENCH_UNRELATED_PODS, BENCH_FLAGS); table on stdout, samples in _output/bench/.
@@ -366,7 +366,7 @@ bench-smoke: ## Run every phase of make bench once, small (minutes): it must end
 	@grep -q "^chapter [0-9]*'s targets:" $(OUTPUT_DIR)/bench-smoke.log || { echo "error: make bench printed no verdicts" >&2; exit 1; }
 
 .PHONY: prove-chapter
-prove-chapter: check-chapter-1 $(GINKGO) build prove-tool $(if $(VARIANT),build-variant) $(CONTROLLER_GEN) cluster-up ## Prove chapter N's lesson: its lesson specs fail against chapter N-1 (chapter 12: against its mutants; VARIANT=dir: against that variant of chapter N) after their lesson step, its suite passes, its mutants are killed (chapter 13, a rewrite: its suite passes, its mutants are killed): make prove-chapter 5
+prove-chapter: check-chapter-1 $(GINKGO) build prove-tool $(if $(VARIANT),build-variant) $(CONTROLLER_GEN) cluster-up ## Prove chapter N's lesson: its lesson specs fail against chapter N-1 (a chapter in PROVED_BY_MUTANTS: against its mutants; VARIANT=dir: against that variant of chapter N) after their lesson step, its suite passes, its mutants are killed (a chapter in REWRITES: its suite passes, its mutants are killed): make prove-chapter 5
 	@$(prove) --chapter $(CHAPTER) $(if $(VARIANT),--variant '$(VARIANT)',$(prove_mode) --with-mutants)
 
 .PHONY: mutants
@@ -428,7 +428,7 @@ test-exercise: exercise-tool cluster-up ## Check the exercises' tools on the clu
 
 .PHONY: test-first-command
 test-first-command: cluster-up ## As a learner's first commands, in a fresh clone of HEAD (under CACHE_DIR) with no bin/, on the cluster that is up: make run 1 until it creates a pod, then make test-chapter 1's lesson spec green, and red once chapter 1's pods lose their labels (each builds what it runs).
-	@$(with_kubeconfig) FIRST_COMMAND_DIR=$(CACHE_DIR)/first-command $(GO_TEST) -tags e2e -count=1 -v -timeout 40m ./tests/firstcommand/
+	@$(with_kubeconfig) FIRST_COMMAND_DIR=$(CACHE_DIR)/first-command $(GO_TEST) -tags e2e -count=1 -v -timeout 45m ./tests/firstcommand/
 
 .PHONY: try-it
 try-it: $(if $(CHAPTER_ARG),check-chapter-1,check-test-chapters) build cluster-up install ## Run the "Try it" commands of every chapter's README (or chapter N's: make try-it 3; or TEST_CHAPTERS') and compare their output.
@@ -506,7 +506,7 @@ hint-spec: exercise-tool ## Show the next hint of your spec exercise; never its 
 progress: exercise-tool ## Show your exercises: started, hints taken, solution seen, the last make check.
 	@$(exercise) progress $(exercise_dir)
 
-# make deploy runs the chapter named (make deploy 11), or the latest: the
+# make deploy runs the chapter named (make deploy 11), or the shipped one: the
 # course's image holds every chapter, OPERATOR_CHAPTER selects one.
 DEPLOY_SELECTS_CHAPTER := yes
 include scripts/deploy.mk

@@ -1,6 +1,7 @@
 package chapters
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -27,6 +28,26 @@ func TestTableIsTheDirectories(t *testing.T) {
 		}
 		if c.Webhook && !c.InCluster {
 			t.Errorf("chapter %d serves the webhook, but does not run in the cluster", c.Number)
+		}
+		if c.Rewrites != 0 && (c.ProvedByMutants || c.InCluster || c.Faults) {
+			t.Errorf("chapter %d rewrites chapter %d: its proof is its suite and its mutants, and its branch has that chapter's layout, so it cannot be proven by mutants of lesson specs, run in the cluster or have faults", c.Number, c.Rewrites)
+		}
+		// A webhook configuration is generated from its markers.
+		_, err := os.Stat(filepath.Join(c.Name(), "manifests.yaml"))
+		if c.Webhook != (err == nil) {
+			t.Errorf("chapter %d: Webhook is %v, yet %s/manifests.yaml exists: %v", c.Number, c.Webhook, c.Name(), err == nil)
+		}
+		// A chapter branch has what comes with running in the cluster and
+		// with the webhook from the first chapter that does on: every
+		// later chapter but a rewrite does too.
+		if c.Rewrites == 0 && c.Number > 1 {
+			prev := All[c.Number-2]
+			for prev.Rewrites != 0 {
+				prev = All[prev.Number-2]
+			}
+			if prev.InCluster && !c.InCluster || prev.Webhook && !c.Webhook {
+				t.Errorf("chapter %d does not run in the cluster or serve the webhook as chapter %d before it does; the branches' layout (scripts/chapter-branches) takes them for good once a chapter has them", c.Number, prev.Number)
+			}
 		}
 	}
 	if !slices.Equal(dirs, names) {

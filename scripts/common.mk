@@ -59,6 +59,9 @@ apiserver-start: cluster-tool ## Start again the kube-apiserver that apiserver-s
 	@$(with_kubeconfig) $(BIN)/cluster start-apiserver --state-dir $(LOCAL_CLUSTER_DIR)
 
 # ---- helpers ----------------------------------------------------------------
+# $(call two_digits,N): chapter number N as a directory names it (08 for
+# 8 or 08; printf alone reads 08 as octal); empty unless N is a number.
+two_digits = $(shell n='$(1)'; [[ $$n =~ ^[0-9]+$$ ]] && printf %02d "$$((10#$$n))")
 # OUTPUT_DIR as messages show it: from the checkout when inside it.
 output_dir = $(patsubst $(CURDIR)/%,%,$(OUTPUT_DIR))
 # Suites run with Ginkgo's --procs=E2E_PROCS (see each Makefile's E2E_PROCS).

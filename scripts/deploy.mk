@@ -18,11 +18,11 @@ DEPLOY_DIR := $(output_dir)/deploy
 DEPLOY_REPLICAS ?=
 DEPLOYMENT := redis-operator-controller-manager
 OPERATOR_NAMESPACE := redis-operator-system
-# The role make deploy binds the operator to: config/rbac's (the latest
+# The role make deploy binds the operator to: config/rbac's (the shipped
 # chapter's, in a branch its own), with the rules generated from the
 # markers of the chapter it runs (OPERATOR_CHAPTER) in the course, or of a
 # variant (OPERATOR_ROLE: make test-chapter N VARIANT=dir sets it).
-deploy_role = $(or $(OPERATOR_ROLE),$(if $(DEPLOY_SELECTS_CHAPTER),$(wildcard chapters/$(shell printf %02d '$(deploy_chapter)' 2>/dev/null)-*/role.yaml)))
+deploy_role = $(or $(OPERATOR_ROLE),$(if $(DEPLOY_SELECTS_CHAPTER),$(wildcard chapters/$(call two_digits,$(deploy_chapter))-*/role.yaml)))
 # The chapter make deploy runs: OPERATOR_CHAPTER (the suites set it), else
 # the chapter named (make deploy 11, or CHAPTER=11), else the shipped one
 # (SHIPPED_CHAPTER); in a chapter branch, its own. The chapters that run
@@ -88,7 +88,7 @@ load-image: docker-build cluster-up ## Put the operator's image on every node of
 	@$(load_image)
 
 .PHONY: deploy
-deploy: check-deploy-chapter docker-build cluster-tool install ## Deploy chapter N's operator (make deploy 11; default the latest: config/default, 2 replicas; its webhook from chapter 11) with the image just built, and wait for it (DEPLOY_REPLICAS=0: no pods).
+deploy: check-deploy-chapter docker-build cluster-tool install ## Deploy chapter N's operator (make deploy 11; default the shipped one: config/default, 2 replicas; its webhook if it serves one) with the image just built, and wait for it (DEPLOY_REPLICAS=0: no pods).
 	@if [[ '$(DEPLOY_REPLICAS)' != 0 ]]; then $(load_image); fi
 	@mkdir -p $(DEPLOY_DIR); $(if $(WEBHOOK),$(webhook_certs);) image=$$(cat $(IMAGE_DIR)/name); \
 	config=$$(realpath -m --relative-to=$(DEPLOY_DIR) config); \
@@ -115,7 +115,7 @@ deploy: check-deploy-chapter docker-build cluster-tool install ## Deploy chapter
 	    if [[ -n '$(WEBHOOK_URL)' ]]; then echo "    - {op: remove, path: /webhooks/0/clientConfig/service}"; \
 	      echo "    - {op: add, path: /webhooks/0/clientConfig/url, value: \"$(WEBHOOK_URL)$(webhook_path)\"}"; fi; fi; \
 	} > $(DEPLOY_DIR)/kustomization.yaml; \
-	echo "Deploying $$image$(if $(DEPLOY_REPLICAS), with $(DEPLOY_REPLICAS) replicas)$(if $(DEPLOY_SELECTS_CHAPTER), running chapter $(deploy_chapter)$(if $(deploy_chapter_named),, (the latest; make deploy N deploys chapter N)))$(if $(WEBHOOK), with its webhook$(if $(WEBHOOK_URL), at $(WEBHOOK_URL)))"
+	echo "Deploying $$image$(if $(DEPLOY_REPLICAS), with $(DEPLOY_REPLICAS) replicas)$(if $(DEPLOY_SELECTS_CHAPTER), running chapter $(deploy_chapter)$(if $(deploy_chapter_named),, (the shipped one; make deploy N deploys chapter N)))$(if $(WEBHOOK), with its webhook$(if $(WEBHOOK_URL), at $(WEBHOOK_URL)))"
 	@$(with_kubeconfig) $(KUBECTL_CMD) apply -k $(DEPLOY_DIR)
 	@$(with_kubeconfig) $(KUBECTL_CMD) rollout status deployment/$(DEPLOYMENT) -n $(OPERATOR_NAMESPACE) --timeout=3m
 	$(if $(and $(WEBHOOK),$(webhook_served)),@$(with_kubeconfig) $(wait_for_webhook))

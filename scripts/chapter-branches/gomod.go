@@ -42,6 +42,15 @@ func tidyModule(s *source, out map[string]output) error {
 	if err != nil {
 		return err
 	}
+	// What makes a branch's go.mod depend on the commit alone, and not on
+	// what the module proxy answers today: it requires only what the
+	// course's requires, at the same versions.
+	course := requires(files["go.mod"])
+	for mod, v := range requires(tidy["go.mod"]) {
+		if course[mod] != v {
+			return fmt.Errorf("go mod tidy of the branch requires %s %s, which the course's go.mod does not (%q): run go mod tidy in the course", mod, v, course[mod])
+		}
+	}
 	for _, p := range []string{"go.mod", "go.sum"} {
 		data, ok := tidy[p]
 		if !ok {
@@ -119,4 +128,25 @@ func tidyHint(msg string) string {
 		}
 	}
 	return ""
+}
+
+// requires returns the modules a go.mod requires, with their versions.
+func requires(gomod []byte) map[string]string {
+	reqs := map[string]string{}
+	block := false
+	for _, line := range strings.Split(string(gomod), "\n") {
+		line, _, _ = strings.Cut(line, "//")
+		f := strings.Fields(line)
+		switch {
+		case len(f) == 2 && f[0] == "require" && f[1] == "(":
+			block = true
+		case block && len(f) == 1 && f[0] == ")":
+			block = false
+		case block && len(f) == 2:
+			reqs[f[0]] = f[1]
+		case len(f) == 3 && f[0] == "require":
+			reqs[f[1]] = f[2]
+		}
+	}
+	return reqs
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -317,46 +318,55 @@ func TestBranchImports(t *testing.T) {
 
 // TestBranchMakefileBuildsWhatItRuns: a branch's Makefile, as the course's
 // (tests/makefile), reads no variable before it is defined, and its
-// targets that run the operator or the suite build them first.
+// targets that run the operator or the suite build them first; in the
+// branches of a chapter on the host, of the first in the cluster, of the
+// first with the webhook, of the one with faults, and of a rewrite.
 func TestBranchMakefileBuildsWhatItRuns(t *testing.T) {
 	rendered, err := renderBranchMakefile(readCourse(t, "Makefile"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	ch12 := chapter{number: 12, slug: "faults"}
-	writeFile(t, dir, "Makefile", string(chapterMakefile(rendered, ch12)), 0o644)
-	include, err := chapterInclude(ch12)
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, dir, "scripts/chapters.mk", string(include), 0o644)
-	for _, p := range []string{"scripts/common.mk", "scripts/deploy.mk"} {
-		writeFile(t, dir, p, string(readCourse(t, p)), 0o644)
-	}
-	for _, c := range []struct {
+	type command struct {
 		goals string
 		vars  []string
 		needs []string
-	}{
-		{goals: "run 12", needs: []string{"build"}},
-		{goals: "run 12", vars: []string{"FAULTS=true"}, needs: []string{"build", "build-faults"}},
-		{goals: "test-e2e", needs: []string{"build", "$(GINKGO)", "cluster-tool"}},
-		{goals: "test-faults", needs: []string{"build", "build-faults", "$(GINKGO)"}},
-		{goals: "deploy 12", needs: []string{"docker-build", "cluster-tool"}},
-	} {
-		db, err := makefile.Read(makefile.Input{Dir: dir, Goals: c.goals, Vars: c.vars})
+	}
+	for _, c := range []chapter{{1, "create-pods"}, {10, "in-cluster"}, {11, "admission"}, {12, "faults"}, {13, "under-the-hood"}} {
+		dir := t.TempDir()
+		writeFile(t, dir, "Makefile", string(chapterMakefile(rendered, c)), 0o644)
+		include, err := chapterInclude(c)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, w := range db.Undefined {
-			t.Errorf("make %s %v: %s", c.goals, c.vars, w)
+		writeFile(t, dir, "scripts/chapters.mk", string(include), 0o644)
+		writeFile(t, dir, "scripts/common.mk", string(readCourse(t, "scripts/common.mk")), 0o644)
+		commands := []command{
+			{goals: fmt.Sprintf("run %d", c.number), needs: []string{"build"}},
+			{goals: "test-e2e", needs: []string{"build", "$(GINKGO)", "cluster-tool"}},
 		}
-		target := strings.Fields(c.goals)[0]
-		closure := db.Closure(target)
-		for _, need := range c.needs {
-			if !closure[db.Expand(need)] {
-				t.Errorf("make %s %v: %s is not among its prerequisites (%s: %v)", c.goals, c.vars, need, target, db.Rules[target].Prereqs)
+		if _, ok := branchPath("scripts/deploy.mk", c); ok {
+			writeFile(t, dir, "scripts/deploy.mk", string(readCourse(t, "scripts/deploy.mk")), 0o644)
+			commands = append(commands, command{goals: fmt.Sprintf("deploy %d", c.number), needs: []string{"docker-build", "cluster-tool"}})
+		}
+		if _, ok := branchPath("operator/faults.go", c); ok {
+			commands = append(commands,
+				command{goals: fmt.Sprintf("run %d", c.number), vars: []string{"FAULTS=true"}, needs: []string{"build", "build-faults"}},
+				command{goals: "test-faults", needs: []string{"build", "build-faults", "$(GINKGO)"}})
+		}
+		for _, cmd := range commands {
+			db, err := makefile.Read(makefile.Input{Dir: dir, Goals: cmd.goals, Vars: cmd.vars})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range db.Undefined {
+				t.Errorf("%s: make %s %v: %s", c.branch(), cmd.goals, cmd.vars, w)
+			}
+			target := strings.Fields(cmd.goals)[0]
+			closure := db.Closure(target)
+			for _, need := range cmd.needs {
+				if !closure[db.Expand(need)] {
+					t.Errorf("%s: make %s %v: %s is not among its prerequisites (%s: %v)", c.branch(), cmd.goals, cmd.vars, need, target, db.Rules[target].Prereqs)
+				}
 			}
 		}
 	}
@@ -371,5 +381,19 @@ func TestTidyHint(t *testing.T) {
 	}
 	if hint := tidyHint("main.go:3:1: syntax error"); hint != "" {
 		t.Errorf("tidyHint of a syntax error = %q, want none", hint)
+	}
+}
+
+func TestRequires(t *testing.T) {
+	gomod := "module m\n\ngo 1.26\n\nrequire example.com/a v1.0.0\n\nrequire (\n\texample.com/b v0.2.0 // indirect\n\texample.com/c v0.3.0\n)\n\nreplace example.com/d => ./d\n"
+	got := requires([]byte(gomod))
+	want := map[string]string{"example.com/a": "v1.0.0", "example.com/b": "v0.2.0", "example.com/c": "v0.3.0"}
+	if len(got) != len(want) {
+		t.Fatalf("requires = %v, want %v", got, want)
+	}
+	for m, v := range want {
+		if got[m] != v {
+			t.Errorf("requires[%s] = %q, want %q", m, got[m], v)
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -45,7 +46,13 @@ func TestFirstCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Always the same directory, so that go's build cache, which keys a
-	// package on its directory too, serves the next run.
+	// package on its directory too, serves the next run; one run at a
+	// time on the machine.
+	if err := os.MkdirAll(base, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lock(t, filepath.Join(base, "lock"))
+	stopGroupsOnSignal()
 	clone := filepath.Join(base, "course")
 	if err := os.RemoveAll(clone); err != nil {
 		t.Fatal(err)
@@ -64,7 +71,7 @@ func TestFirstCommands(t *testing.T) {
 
 	suite := []string{"test-chapter", "1", "GINKGO_FLAGS=-v --timeout=15m --no-color=true --fail-on-empty --label-filter=lesson"}
 	t.Run("make test-chapter 1", func(t *testing.T) {
-		out, err := learnerMake(t, clone, 20*time.Minute, suite...)
+		out, err := learnerMake(t, clone, 15*time.Minute, suite...)
 		if err != nil {
 			t.Fatalf("make test-chapter 1 in a fresh clone: %v", err)
 		}
@@ -91,7 +98,7 @@ func TestFirstCommands(t *testing.T) {
 		t.Logf("chapter 1's pods.go edited in the clone: its pods are created without their labels")
 		// A red run waits out Eventually's timeout: 20 s, as make
 		// prove-chapter's red runs on the local cluster, not 90.
-		out, err := learnerMake(t, clone, 20*time.Minute, append([]string{"E2E_EVENTUALLY_TIMEOUT=20s"}, suite...)...)
+		out, err := learnerMake(t, clone, 15*time.Minute, append([]string{"E2E_EVENTUALLY_TIMEOUT=20s"}, suite...)...)
 		if err == nil {
 			t.Fatal("make test-chapter 1 passed after chapter 1's pods lost their labels: it ran the binary built before the edit")
 		}
@@ -104,7 +111,7 @@ func TestFirstCommands(t *testing.T) {
 // makeRun runs make run 1 as a learner's first command and stops it once
 // it has created a Redis' pod.
 func makeRun(t *testing.T, clone, kubectl string) {
-	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), budget(t, 10*time.Minute))
 	defer cancel()
 	var out syncBuffer
 	cmd := exec.Command("make", "run", "1", "RUN_ARGS=--health-probe-bind-address 0 --metrics-bind-address 0")
@@ -112,22 +119,23 @@ func makeRun(t *testing.T, clone, kubectl string) {
 	cmd.Env = learnerEnv()
 	cmd.Stdout = io.MultiWriter(&out, indented(os.Stdout))
 	cmd.Stderr = cmd.Stdout
-	// Its own process group, so that an interrupt reaches the operator too,
-	// as ^C in a terminal does.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// In its own process group (startGroup), so that an interrupt reaches
+	// the operator too, as ^C in a terminal does.
 	t.Logf("$ make run 1 (in %s)", clone)
-	if err := cmd.Start(); err != nil {
+	if err := startGroup(cmd); err != nil {
 		t.Fatal(err)
 	}
+	defer endGroup(cmd.Process.Pid)
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	defer func() {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
 		select {
-		case <-exited:
+		case err := <-exited:
+			t.Logf("make run 1 stopped: %v", err)
 		case <-time.After(30 * time.Second):
 			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-exited
+			t.Logf("make run 1 killed, 30 s after the interrupt: %v", <-exited)
 		}
 	}()
 
@@ -142,7 +150,7 @@ func makeRun(t *testing.T, clone, kubectl string) {
 			exited <- err
 			t.Fatalf("make run 1 ended (%v) before it created the pod", err)
 		case <-ctx.Done():
-			t.Fatalf("make run 1 created no pod cache-0 in 15 minutes")
+			t.Fatalf("make run 1 created no pod cache-0 in time")
 		case <-time.After(time.Second):
 		}
 		// The CRD is there once make run has installed it.
@@ -167,7 +175,7 @@ func makeRun(t *testing.T, clone, kubectl string) {
 // own), and returns that output.
 func learnerMake(t *testing.T, clone string, timeout time.Duration, args ...string) (string, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), timeout)
+	ctx, cancel := context.WithTimeout(t.Context(), budget(t, timeout))
 	defer cancel()
 	var out syncBuffer
 	cmd := exec.CommandContext(ctx, "make", args...)
@@ -175,10 +183,91 @@ func learnerMake(t *testing.T, clone string, timeout time.Duration, args ...stri
 	cmd.Env = learnerEnv()
 	cmd.Stdout = io.MultiWriter(&out, indented(os.Stdout))
 	cmd.Stderr = cmd.Stdout
+	// Out of time, the whole group goes: make, Ginkgo, the suite's
+	// operator.
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
 	cmd.WaitDelay = 30 * time.Second
 	t.Logf("$ make %s (in %s)", strings.Join(quote(args), " "), clone)
-	err := cmd.Run()
+	if err := startGroup(cmd); err != nil {
+		return "", err
+	}
+	defer endGroup(cmd.Process.Pid)
+	err := cmd.Wait()
 	return out.String(), err
+}
+
+// budget is want, or less when the test's own deadline (go test
+// -timeout) comes first: a step that ran past it would never reach its
+// deferred clean-up, and leave its processes running.
+func budget(t *testing.T, want time.Duration) time.Duration {
+	if deadline, ok := t.Deadline(); ok {
+		if left := time.Until(deadline) - time.Minute; left < want {
+			return max(left, time.Second)
+		}
+	}
+	return want
+}
+
+// groups are the process groups of the commands running: each a make with
+// what it started (the operator, Ginkgo and its suite's operator).
+var groups = struct {
+	sync.Mutex
+	pids map[int]bool
+}{pids: map[int]bool{}}
+
+// startGroup starts cmd in a process group of its own, which the test
+// stops, whichever way it ends (endGroup, stopGroupsOnSignal).
+func startGroup(cmd *exec.Cmd) error {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	groups.Lock()
+	defer groups.Unlock()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	groups.pids[cmd.Process.Pid] = true
+	return nil
+}
+
+// endGroup kills what is left of the group of pid.
+func endGroup(pid int) {
+	groups.Lock()
+	defer groups.Unlock()
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	delete(groups.pids, pid)
+}
+
+// stopGroupsOnSignal kills every group when the test is interrupted (^C,
+// or a timeout's SIGTERM): being groups of their own, they would not get
+// the signal, and an operator left running would reconcile every Redis of
+// the cluster the next steps use.
+func stopGroupsOnSignal() {
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		sig := <-signals
+		groups.Lock()
+		for pid := range groups.pids {
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+		}
+		fmt.Fprintf(os.Stderr, "%v: stopped the commands' process groups\n", sig)
+		os.Exit(1)
+	}()
+}
+
+// lock holds an exclusive lock on path until the test ends, waiting for
+// another run to end first.
+func lock(t *testing.T, path string) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Logf("another make test-first-command holds %s: waiting", path)
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { f.Close() })
 }
 
 // learnerEnv is the environment of a learner's terminal: none of what the
