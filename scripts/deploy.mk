@@ -135,8 +135,8 @@ undeploy: ## Delete what make deploy applied, but not the CRD: every Redis and i
 	@$(with_kubeconfig) $(KUBECTL_CMD) delete -k config/default --ignore-not-found
 
 .PHONY: wait-webhook
-wait-webhook: ## Wait until the API server gets answers from the webhook (make deploy does it, where pods serve the webhook).
-	@$(with_kubeconfig) $(wait_for_webhook)
+wait-webhook: ## Wait until the API server gets answers from the webhook, if the chapter deployed (OPERATOR_CHAPTER, or N) serves one (make deploy does it, where pods serve the webhook).
+	$(if $(filter $(webhook_chapters),$(deploy_chapter)),@$(with_kubeconfig) $(wait_for_webhook),@echo "Chapter $(deploy_chapter) serves no webhook: nothing to wait for")
 
 .PHONY: rotate-webhook-cert
 rotate-webhook-cert: ## Replace the webhook's serving certificate (the CA stays) and its Secret; the operator reloads it, with no restart.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/big"
 	"net"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -17,11 +18,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// What config/webhook deploys (chapter 11 on), by name.
+// What config/webhook deploys, by name.
 const (
-	// AdmissionChapter is the first chapter whose operator serves the
-	// webhook.
-	AdmissionChapter     = 11
 	WebhookConfiguration = "redis-operator-validating-webhook"
 	// WebhookName is the webhook's name in it; the API server quotes it
 	// when the webhook refuses ("admission webhook "..." denied the request").
@@ -92,16 +90,14 @@ func (c *InCluster) StartAll(ctx context.Context) {
 	Expect(c.WaitForWebhook(ctx)).To(Succeed())
 }
 
-// WaitForWebhook runs `make wait-webhook`, when the operator serves the
-// webhook: it waits until the API server gets answers from it. Until
-// then, failurePolicy Ignore admits what the webhook would refuse: a pod's
+// WaitForWebhook runs `make wait-webhook` for the chapter deployed, which
+// waits, when that chapter serves the webhook (the table of chapters
+// says), until the API server gets answers from it. Until then,
+// failurePolicy Ignore admits what the webhook would refuse: a pod's
 // endpoint reaches the Service a moment after the pod is Ready, and a
 // host process listens a moment after it starts.
 func (c *InCluster) WaitForWebhook(ctx context.Context) error {
-	if c.Chapter < AdmissionChapter {
-		return nil
-	}
-	return c.env.Make(ctx, "wait-webhook")
+	return c.env.Make(ctx, "wait-webhook", "OPERATOR_CHAPTER="+strconv.Itoa(c.Chapter))
 }
 
 // Freeze stops every replica's process without ending it (SIGSTOP), or,

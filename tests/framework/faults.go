@@ -33,7 +33,7 @@ func NewFaultSuite(chapter int) *Env {
 			Expect(env.Make(ctx, "build-faults")).To(Succeed())
 		}
 		env.Operator.Binary = FaultsBinary()
-		Expect(env.Operator.Binary).To(BeAnExistingFile(), "the operator's test build, which injects faults: make build-faults (for a variant, make build-variant builds it, from chapter 12 on or with FAULTS=true)")
+		Expect(env.Operator.Binary).To(BeAnExistingFile(), "the operator's test build, which injects faults: make build-faults (for a variant, make build-variant builds it, for a chapter in FAULTS_CHAPTERS or with FAULTS=true)")
 		env.Operator.Env = []string{"ENABLE_WEBHOOKS=false"}
 		env.WaitForOwnerMapping(ctx)
 	}, func(ctx context.Context) {
