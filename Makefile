@@ -112,10 +112,6 @@ operator_under_test = $(if $(VARIANT),$(VARIANT_BIN),$(BIN)/operator)
 # install (its crd/) and make docker-build (its overlay).
 variant_env = $(if $(VARIANT),VARIANT='$(VARIANT)' OPERATOR_ROLE=$(VARIANT_OUT)/role.yaml OPERATOR_FAULTS_BIN=$(VARIANT_BIN)-faults)
 
-# How make prove-chapter proves chapter CHAPTER: against its own mutants
-# of its lesson specs (PROVED_BY_MUTANTS), or with no lesson spec
-# (REWRITES).
-prove_mode = $(if $(filter $(CHAPTER),$(PROVED_BY_MUTANTS)),--against-mutants)$(if $(filter $(CHAPTER),$(REWRITES)),--no-lesson)
 # bin/prove against the cluster; the targets add --chapter. A variant is
 # built (make build-variant) into bin/operator-variant, with its role in
 # VARIANT_OUT; each mutant into a directory of its own under the mutants'
@@ -367,7 +363,7 @@ bench-smoke: ## Run every phase of make bench once, small (minutes): it must end
 
 .PHONY: prove-chapter
 prove-chapter: check-chapter-1 $(GINKGO) build prove-tool $(if $(VARIANT),build-variant) $(CONTROLLER_GEN) cluster-up ## Prove chapter N's lesson: its lesson specs fail against chapter N-1 (a chapter in PROVED_BY_MUTANTS: against its mutants; VARIANT=dir: against that variant of chapter N) after their lesson step, its suite passes, its mutants are killed (a chapter in REWRITES: its suite passes, its mutants are killed): make prove-chapter 5
-	@$(prove) --chapter $(CHAPTER) $(if $(VARIANT),--variant '$(VARIANT)',$(prove_mode) --with-mutants)
+	@$(prove) --chapter $(CHAPTER) $(if $(VARIANT),--variant '$(VARIANT)',--with-mutants)
 
 .PHONY: mutants
 mutants: check-chapter-1 $(GINKGO) build prove-tool $(CONTROLLER_GEN) cluster-up ## Run chapter N's mutants (chapters/NN-slug/mutants): each must fail its spec, in its step: make mutants 5
@@ -393,7 +389,7 @@ prove-chapters: check-prove-lanes $(GINKGO) build prove-tool $(CONTROLLER_GEN) c
 .PHONY: prove-range
 prove-range: check-range $(GINKGO) build prove-tool $(CONTROLLER_GEN) cluster-up ## Prove chapters FROM-TO in turn, as make prove-chapters does, on the cluster of OUTPUT_DIR: make prove-range RANGE=1-6
 	@for n in $$(seq $(subst -, ,$(RANGE))); do \
-	  $(prove) --chapter $$n $$([[ " $(PROVED_BY_MUTANTS) " == *" $$n "* ]] && echo --against-mutants; [[ " $(REWRITES) " == *" $$n "* ]] && echo --no-lesson) --with-mutants || exit 1; done
+	  $(prove) --chapter $$n --with-mutants || exit 1; done
 
 # make prove-chapters proves chapters in lanes, one range of chapters each,
 # side by side: most of a suite's time is spent waiting for the cluster.

@@ -81,9 +81,6 @@ func (ex *exercises) check(e *exercise, c checkFlags, w io.Writer) (err error) {
 	args := []string{"--chapter", fmt.Sprint(e.n), "--ginkgo", c.ginkgo, "--procs", fmt.Sprint(c.procs),
 		"--output-dir", filepath.Join(out, "prove"), "--variant", e.workspace, "--variant-bin", c.operatorBin,
 		"--variant-role", filepath.Join(out, "role.yaml"), "--variant-out", out, "--check"}
-	if e.rewrite {
-		args = append(args, "--no-lesson") // no lesson spec: the whole suite
-	}
 	if c.eventually != "" {
 		args = append(args, "--eventually-timeout", c.eventually)
 	}

@@ -7,8 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-
-	"example.com/redis-operator/chapters"
 )
 
 // specFile is where the learner's spec of chapter N goes:
@@ -89,12 +87,8 @@ func (ex *exercises) checkSpec(e *exercise, c checkFlags, w io.Writer) (err erro
 	if c.eventually != "" {
 		args = append(args, "--eventually-timeout", c.eventually)
 	}
-	// A chapter whose lesson specs are proven red against its own mutants
-	// of them, not against chapter N-1: a spec exercise of it is judged
-	// the same way.
-	if ch, err := chapters.Get(e.n); err == nil && ch.ProvedByMutants {
-		args = append(args, "--against-mutants")
-	}
+	// prove judges a spec exercise of a chapter proven by its mutants
+	// against them, as the table of chapters says.
 	if err := ex.run(w, w, c.prove, args...); err != nil {
 		return errors.New("make check-spec found what your spec does not prove yet (above)")
 	}

@@ -76,8 +76,6 @@ func run() error {
 	only := flag.String("mutant", "", "with --mutants: only this one")
 	show := flag.Bool("show", false, "with --mutants: print each mutant's change first")
 	withMutants := flag.Bool("with-mutants", false, "after proving the lesson, run the chapter's mutants, each against its spec (the whole suite's run against the chapter shows that those specs pass)")
-	noLesson := flag.Bool("no-lesson", false, "the chapter rewrites an earlier one and has no lesson spec (none can fail against chapter N-1): its proof is its whole suite passing against its own operator, then its mutants (--with-mutants)")
-	byMutants := flag.Bool("against-mutants", false, "prove the lesson against the chapter's own mutants of its lesson specs (each lesson spec must have one) in place of chapter N-1")
 	specFile := flag.String("spec-exercise", "", "judge this file, a learner's spec of chapter N (make check-spec): its specs labelled exercise must fail against chapter N-1 after their lesson step, pass against chapter N, and kill the chapter's mutants of --spec-target")
 	specTarget := flag.String("spec-target", "", "with --spec-exercise: the full text of the chapter's spec that the learner's stands for (its mutants are the ones to kill)")
 	check := flag.Bool("check", false, "with --variant: judge the variant as chapter N itself (make check, of an exercise): its lesson specs must pass, then the rest of its suite; one line per spec")
@@ -85,7 +83,7 @@ func run() error {
 	if chapter < 1 || ginkgo == "" || procs < 1 || flag.NArg() > 0 ||
 		variant.dir != "" && (variant.bin == "" || variant.role == "") || *check && variant.dir == "" ||
 		(*specFile == "") != (*specTarget == "") {
-		return errors.New("usage: prove --chapter N --ginkgo PATH [--eventually-timeout D] [--procs N] [--variant DIR --variant-bin PATH --variant-role PATH [--check] | --against-mutants | --no-lesson] [--with-mutants]\n       prove --chapter N --ginkgo PATH --mutants [--mutant NAME] [--show]")
+		return errors.New("usage: prove --chapter N --ginkgo PATH [--eventually-timeout D] [--procs N] [--variant DIR --variant-bin PATH --variant-role PATH [--check]] [--with-mutants]\n       prove --chapter N --ginkgo PATH --mutants [--mutant NAME] [--show]")
 	}
 	if timeout == "" {
 		timeout = "90s"
@@ -103,6 +101,17 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("--chapter: %w", err)
 	}
+	// How the chapter is proven, as the table of chapters says. A chapter
+	// that rewrites an earlier one has no lesson spec (none can fail
+	// against the chapter it rewrites): its proof is its whole suite
+	// passing against its own operator, then its mutants; judged as
+	// itself (--check), the same. A chapter proven by its mutants has its
+	// lesson specs proven red against its own mutants of them (each
+	// lesson spec must have one) in place of chapter N-1; a spec exercise
+	// of it is judged the same way. A variant that stands in for chapter
+	// N-1 is neither: the lesson is proven against it.
+	noLesson := row.Rewrites != 0 && (variant.dir == "" || *check)
+	byMutants := row.ProvedByMutants && variant.dir == ""
 	// Every run below runs the same suite: compiled once, not once a run
 	// (a link of some 12 s of CPU each, dozens of times with the mutants).
 	var overlay string
@@ -122,7 +131,7 @@ func run() error {
 	base := runInput{ginkgo: ginkgo, suite: compiled, outDir: outDir, chapter: chapter,
 		timeout: timeout, suiteTimeout: suiteTO, procs: procs}
 	mutantsIn := mutantsInput{run: base, chapterDir: row.Dir(), only: *only, show: *show, dir: mutantsDir}
-	if (*mutants || *withMutants || *byMutants) && *specFile == "" {
+	if (*mutants || *withMutants || byMutants) && *specFile == "" {
 		// Built while the runs before theirs wait for the cluster (a spec
 		// exercise builds the mutants of its target only).
 		ms, err := readMutants(mutantsIn.chapterDir, chapter, *only)
@@ -135,14 +144,14 @@ func run() error {
 		return runMutants(mutantsIn, nil)
 	}
 	if *check {
-		return checkVariant(base, variant, *noLesson)
+		return checkVariant(base, variant, noLesson)
 	}
 	if *specFile != "" {
-		return checkSpecExercise(mutantsIn, *specFile, *specTarget, *byMutants)
+		return checkSpecExercise(mutantsIn, *specFile, *specTarget, byMutants)
 	}
 
 	var green *runResult
-	if *noLesson {
+	if noLesson {
 		fmt.Printf("=== Proving chapter %d, which has no lesson spec (it rewrites an earlier chapter): its whole suite against its own operator (each spec must pass), then its mutants; Eventually waits %s\n",
 			chapter, timeout)
 		in := base
@@ -154,7 +163,7 @@ func run() error {
 		if err := noLessonVerdict(chapter, green); err != nil {
 			return err
 		}
-	} else if *byMutants {
+	} else if byMutants {
 		fmt.Printf("=== Proving chapter %d: its whole suite against its own operator (each spec must pass), then each lesson spec against the chapter's mutants of it (each must fail); Eventually waits %s\n",
 			chapter, timeout)
 		in := base
@@ -188,7 +197,7 @@ func run() error {
 		}
 	}
 	if *withMutants {
-		if *byMutants {
+		if byMutants {
 			// Those of the lesson specs ran above.
 			mutantsIn.skipSpecs = map[string]bool{}
 			for _, l := range green.lessons {
@@ -407,10 +416,8 @@ func printSummary(log string) {
 	}
 }
 
-// verdict prints one line per lesson spec and fails unless every one
-// failed in the red run and passed in the green one.
-// noLessonVerdict judges the run of a chapter without lesson specs
-// (--no-lesson) against its own operator: every spec passed, and none is
+// noLessonVerdict judges the run of a chapter without lesson specs (a
+// rewrite, in the table of chapters) against its own operator: every spec passed, and none is
 // labelled lesson, since no run would show it red.
 func noLessonVerdict(chapter int, green *runResult) error {
 	var problems []string
@@ -421,7 +428,7 @@ func noLessonVerdict(chapter int, green *runResult) error {
 		problems = append(problems, fmt.Sprintf("chapter %d's suite does not pass against chapter %d (see %s)", chapter, chapter, green.log))
 	}
 	for _, l := range green.lessons {
-		problems = append(problems, fmt.Sprintf("%q is labelled lesson, but chapter %d has none (prove it without --no-lesson)", l.FullText(), chapter))
+		problems = append(problems, fmt.Sprintf("%q is labelled lesson, but chapter %d has none: it rewrites chapter %d (chapters/chapters.go)", l.FullText(), chapter, rewritten(chapter)))
 	}
 	if len(problems) > 0 {
 		return fmt.Errorf("chapter %d is not proven:\n  - %s", chapter, strings.Join(problems, "\n  - "))
@@ -430,6 +437,8 @@ func noLessonVerdict(chapter int, green *runResult) error {
 	return nil
 }
 
+// verdict prints one line per lesson spec and fails unless every one
+// failed in the red run and passed in the green one.
 func verdict(chapter int, red, green *runResult) error {
 	var problems []string
 	if red.setupErr != "" {
@@ -685,4 +694,10 @@ func why(msg string) string {
 		}
 	}
 	return strings.Join(lines, " ")
+}
+
+// rewritten is the chapter that chapter rewrites, in the table.
+func rewritten(chapter int) int {
+	c, _ := chapters.Get(chapter)
+	return c.Rewrites
 }
