@@ -46,7 +46,7 @@ load_image = $(BIN)/cluster load-image --state-dir $(LOCAL_CLUSTER_DIR) --archiv
 variant_webhook = $(if $(VARIANT),$(wildcard $(VARIANT_OUT)/manifests.yaml))
 WEBHOOK = $(if $(or $(OPERATOR_CHAPTER),$(filter $(webhook_chapters),$(deploy_chapter))),$(wildcard config/webhook/kustomization.yaml))
 # WEBHOOK_CHAPTERS as a chapter may be named (9 or 09).
-webhook_chapters := $(if $(WEBHOOK_CHAPTERS),$(shell printf '%d %02d ' $(foreach n,$(WEBHOOK_CHAPTERS),$(n) $(n))))
+webhook_chapters := $(foreach n,$(WEBHOOK_CHAPTERS),$(n) $(call two_digits,$(n)))
 WEBHOOK_SERVICE := redis-operator-webhook-service
 WEBHOOK_CERT_DIR := $(DEPLOY_DIR)/certs
 webhook_certs = go run ./scripts/certs --dir $(WEBHOOK_CERT_DIR) \

@@ -30,8 +30,8 @@ const EnvChapter = "OPERATOR_CHAPTER"
 // selected returns the chapter that $OPERATOR_CHAPTER names, or the
 // shipped one.
 func selected() (chapters.Chapter, error) {
-	v, ok := os.LookupEnv(EnvChapter)
-	if !ok || v == "" {
+	v := os.Getenv(EnvChapter)
+	if v == "" {
 		return chapters.Get(chapters.Shipped)
 	}
 	c, err := chapters.Parse(v)

@@ -11,7 +11,7 @@ import (
 )
 
 // course is the checkout this test runs in.
-var course = &exercises{root: filepath.Join("..", ".."), dir: "_exercise", rewrites: tableRewrites()}
+var course = &exercises{root: filepath.Join("..", ".."), dir: "_exercise"}
 
 // Each exercise's task names the lesson unit tests that make check runs,
 // in both languages: the tests chapter N adds or changes.

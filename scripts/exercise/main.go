@@ -102,7 +102,7 @@ func run(args []string) error {
 	if rel = filepath.Clean(rel); rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return fmt.Errorf("the exercises' directory (EXERCISE_DIR=%s) must be a directory inside this checkout", *dir)
 	}
-	ex := &exercises{root: ".", dir: rel, rewrites: tableRewrites()}
+	ex := &exercises{root: ".", dir: rel}
 	switch cmd {
 	case "progress":
 		return ex.printProgress(os.Stdout)

@@ -23,12 +23,6 @@ import (
 type exercises struct {
 	root string // the course's checkout
 	dir  string // _exercise, relative to root
-	// rewrites are the chapters that rewrite an earlier one (chapter 13,
-	// chapter 9 on client-go alone): there is no chapter before to start
-	// from, so the exercise starts from the chapter's own package with its
-	// lesson taken out (start.patch), and every unit test of the chapter
-	// is the lesson's.
-	rewrites map[int]bool
 }
 
 // exercise is chapter N's: the learner writes its lesson into a copy of
@@ -111,7 +105,11 @@ func (ex *exercises) exercise(n int, page string) (*exercise, error) {
 	if _, err := os.Stat(ex.path(dir, "exercise", page)); err != nil {
 		return nil, fmt.Errorf("chapter %d has no %s yet; the chapters with one: %s", n, strings.TrimPrefix(strings.TrimPrefix(kind, "an "), "a "), list(ex.withExercise(page)))
 	}
-	if ex.rewrites[n] {
+	// A chapter that rewrites an earlier one (the table of chapters) has
+	// no chapter before to start from: its exercise starts from its own
+	// package with its lesson taken out (start.patch), and every unit test
+	// of the chapter is the lesson's.
+	if row, err := chapters.Get(n); err == nil && row.Rewrites != 0 {
 		return &exercise{n: n, chapterDir: dir, prevDir: dir, workspace: filepath.Join(ex.dir, filepath.Base(dir)), rewrite: true}, nil
 	}
 	// Chapter 1's exercise starts from no chapter: its start.patch makes
@@ -464,17 +462,4 @@ func (ex *exercises) solution(e *exercise, w io.Writer) error {
 		return fmt.Errorf("diff: %w", err)
 	}
 	return ex.updateProgress(func(p *progress) { p.chapter(e.n).SolutionSeen = true })
-}
-
-// tableRewrites are the chapters that rewrite an earlier one, in the table
-// of chapters: their exercise starts from their own package with its
-// lesson taken out.
-func tableRewrites() map[int]bool {
-	rewrites := map[int]bool{}
-	for _, c := range chapters.All {
-		if c.Rewrites != 0 {
-			rewrites[c.Number] = true
-		}
-	}
-	return rewrites
 }

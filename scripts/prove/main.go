@@ -160,7 +160,7 @@ func run() error {
 		if green, err = runSuite(in); err != nil {
 			return err
 		}
-		if err := noLessonVerdict(chapter, green); err != nil {
+		if err := noLessonVerdict(row, green); err != nil {
 			return err
 		}
 	} else if byMutants {
@@ -419,7 +419,8 @@ func printSummary(log string) {
 // noLessonVerdict judges the run of a chapter without lesson specs (a
 // rewrite, in the table of chapters) against its own operator: every spec passed, and none is
 // labelled lesson, since no run would show it red.
-func noLessonVerdict(chapter int, green *runResult) error {
+func noLessonVerdict(row chapters.Chapter, green *runResult) error {
+	chapter := row.Number
 	var problems []string
 	if green.setupErr != "" {
 		problems = append(problems, fmt.Sprintf("the run failed in BeforeSuite: %s", why(green.setupErr)))
@@ -428,7 +429,7 @@ func noLessonVerdict(chapter int, green *runResult) error {
 		problems = append(problems, fmt.Sprintf("chapter %d's suite does not pass against chapter %d (see %s)", chapter, chapter, green.log))
 	}
 	for _, l := range green.lessons {
-		problems = append(problems, fmt.Sprintf("%q is labelled lesson, but chapter %d has none: it rewrites chapter %d (chapters/chapters.go)", l.FullText(), chapter, rewritten(chapter)))
+		problems = append(problems, fmt.Sprintf("%q is labelled lesson, but chapter %d has none: it rewrites chapter %d (chapters/chapters.go)", l.FullText(), chapter, row.Rewrites))
 	}
 	if len(problems) > 0 {
 		return fmt.Errorf("chapter %d is not proven:\n  - %s", chapter, strings.Join(problems, "\n  - "))
@@ -694,10 +695,4 @@ func why(msg string) string {
 		}
 	}
 	return strings.Join(lines, " ")
-}
-
-// rewritten is the chapter that chapter rewrites, in the table.
-func rewritten(chapter int) int {
-	c, _ := chapters.Get(chapter)
-	return c.Rewrites
 }

@@ -223,3 +223,17 @@ func (db *Database) Builds(target, path string) bool {
 	}
 	return regexp.MustCompile(`(^|\s)-o\s+` + regexp.QuoteMeta(path) + `(\s|$)`).MatchString(db.Expand(db.Rules[target].Recipe))
 }
+
+// Missing lists those of needs (targets, or files such as "$(GINKGO)",
+// expanded with the Makefile's variables) that are not among target's
+// prerequisites, its prerequisites' included.
+func (db *Database) Missing(target string, needs ...string) []string {
+	closure := db.Closure(target)
+	var missing []string
+	for _, need := range needs {
+		if !closure[db.Expand(need)] {
+			missing = append(missing, need)
+		}
+	}
+	return missing
+}
