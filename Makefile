@@ -62,7 +62,7 @@ OPERATOR_MAIN := ./operator
 include scripts/chapters.mk
 CHAPTERS := $(CHAPTER_NAMES)
 LATEST_CHAPTER := $(words $(CHAPTERS))
-shipped_dir := $(filter $(shell printf %02d $(SHIPPED_CHAPTER))-%,$(CHAPTERS))
+shipped_dir = $(call chapter_name,$(SHIPPED_CHAPTER))
 
 export OUTPUT_DIR KUBERNETES_VERSION CLUSTER LOCAL_CLUSTER_DIR KIND_CLUSTER_DIR KIND_OFFLINE_NODE_IMAGE OPERATOR_CHAPTER
 # The suites and `make run` use the kubectl built at the cluster's version.
@@ -77,7 +77,7 @@ export KUBECTL ?= $(KUBERNETES_BIN)/kubectl
 # install builds it in CRD_BUILD_DIR, beside a copy of config/crd/bases.
 # A variant (VARIANT=dir) installs its own crd/ if it has one.
 CRD_CHAPTER = $(or $(OPERATOR_CHAPTER),$(CHAPTER))
-crd_kustomization = $(firstword $(if $(VARIANT),$(wildcard $(VARIANT)/crd)) $(wildcard chapters/$(call two_digits,$(CRD_CHAPTER))-*/crd) config/crd)
+crd_kustomization = $(firstword $(if $(VARIANT),$(wildcard $(VARIANT)/crd)) $(wildcard $(addprefix chapters/,$(addsuffix /crd,$(call chapter_name,$(CRD_CHAPTER))))) config/crd)
 CRD_BUILD_DIR := $(OUTPUT_DIR)/crd
 NO_COLOR ?= $(if $(CI),true,false)
 # A run that takes longer than this is stuck; Ginkgo then reports where.
@@ -161,7 +161,7 @@ check-test-chapters:
 # (Not .PHONY: make skips pattern rules for phony targets.)
 check-chapter-%:
 	@if ! [[ '$(CHAPTER)' =~ ^[0-9]+$$ ]] || (( 10#$(CHAPTER) < $* || 10#$(CHAPTER) > $(LATEST_CHAPTER) )); then \
-	  echo "error: chapter must be a number from $* to $(LATEST_CHAPTER), got '$(CHAPTER)' (chapters: $(CHAPTERS))" >&2; exit 2; fi
+	  echo "error: a chapter is a number from $* to $(LATEST_CHAPTER), got \"$(CHAPTER)\" (chapters: $(CHAPTERS))" >&2; exit 2; fi
 
 .DEFAULT_GOAL := help
 
@@ -301,7 +301,7 @@ bench-unit: ## Run the Go micro-benchmarks of the chapter packages (no cluster n
 .PHONY: diff-chapter
 diff-chapter: check-chapter-2 ## Show the code diff that chapter N adds to chapter N-1 (a chapter in REWRITES: to the chapter it rewrites), with the files outside the chapters it adds (chapter 10's manifests, ...): make diff-chapter 5
 	@go build -o $(BIN)/chapter-branches ./scripts/chapter-branches
-	@scripts/diff-chapter.sh --base $$($(BIN)/chapter-branches --base $(CHAPTER)) $(CHAPTER) $$($(BIN)/chapter-branches --arrivals $(CHAPTER))
+	@scripts/diff-chapter.sh $$($(BIN)/chapter-branches --dirs $(CHAPTER)) $$($(BIN)/chapter-branches --arrivals $(CHAPTER))
 
 # The commit that the chapter branches are made from; never the work tree.
 FROM ?= HEAD
@@ -371,7 +371,7 @@ mutants: check-chapter-1 $(GINKGO) build prove-tool $(CONTROLLER_GEN) cluster-up
 
 .PHONY: mutant
 mutant: check-chapter-1 $(GINKGO) build prove-tool $(CONTROLLER_GEN) cluster-up ## Show one mutant of chapter N and run its spec against it: make mutant 5 NAME
-	@if [[ -z '$(MUTANT)' ]]; then echo "error: name the mutant: make mutant $(CHAPTER) NAME (ls chapters/$(NN)-*/mutants)" >&2; exit 2; fi
+	@if [[ -z '$(MUTANT)' ]]; then echo "error: name the mutant: make mutant $(CHAPTER) NAME (ls chapters/$(call chapter_name,$(CHAPTER))/mutants)" >&2; exit 2; fi
 	@$(prove) --chapter $(CHAPTER) --mutants --mutant '$(MUTANT)' --show
 
 .PHONY: prove-chapters
@@ -416,7 +416,7 @@ check-prove-lanes:
 
 .PHONY: test-local-cluster
 test-local-cluster: cluster-tool kubernetes ## Start and stop a local cluster of its own, one node killed on the way: nothing of it may stay in /tmp (no other local cluster may run).
-	CLUSTER_TOOL=$(BIN)/cluster KUBERNETES_BIN=$(KUBERNETES_BIN) $(GO_TEST) -tags e2e -count=1 -v -timeout 10m -run '^TestUpDown' ./tests/cluster/localcluster/
+	CLUSTER_TOOL=$(BIN)/cluster KUBERNETES_BIN=$(KUBERNETES_BIN) $(GO_TEST) -tags e2e -count=1 -v -timeout 10m -run '^TestUpDown' ./internal/cluster/localcluster/
 
 .PHONY: test-exercise
 test-exercise: exercise-tool cluster-up ## Check the exercises' tools on the cluster, in a scratch EXERCISE_DIR: every exercise's start red at its lesson unit tests; chapter 5's green with the chapter's own package; make check-spec red with the skeleton, green with an answer (chapter 5's; chapter 12's, judged against its mutant).
@@ -424,7 +424,11 @@ test-exercise: exercise-tool cluster-up ## Check the exercises' tools on the clu
 
 .PHONY: test-first-command
 test-first-command: cluster-up ## As a learner's first commands, in a fresh clone of HEAD (under CACHE_DIR) with no bin/, on the cluster that is up: make run 1 until it creates a pod, then make test-chapter 1's lesson spec green, and red once chapter 1's pods lose their labels (each builds what it runs).
-	@$(with_kubeconfig) FIRST_COMMAND_DIR=$(CACHE_DIR)/first-command $(GO_TEST) -tags e2e -count=1 -v -timeout 45m ./tests/firstcommand/
+	@$(with_kubeconfig) FIRST_COMMAND_DIR=$(CACHE_DIR)/first-command $(GO_TEST) -tags e2e -count=1 -v -timeout 45m -run '^TestFirstCommands$$' ./tests/firstcommand/
+
+.PHONY: test-scratch-chapter
+test-scratch-chapter: cluster-up ## Add a chapter as the table of chapters says it is done, in a fresh clone of HEAD (under CACHE_DIR), on the cluster that is up: a copy of the last chapter under the next number, its row, make manifests and nothing else; then make run, make test-chapter, make diff-chapter and make chapter-branches take it.
+	@$(with_kubeconfig) FIRST_COMMAND_DIR=$(CACHE_DIR)/first-command $(GO_TEST) -tags e2e -count=1 -v -timeout 45m -run '^TestScratchChapter$$' ./tests/firstcommand/
 
 .PHONY: try-it
 try-it: $(if $(CHAPTER_ARG),check-chapter-1,check-test-chapters) build cluster-up install ## Run the "Try it" commands of every chapter's README (or chapter N's: make try-it 3; or TEST_CHAPTERS') and compare their output.

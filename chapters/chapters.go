@@ -99,10 +99,7 @@ func Get(n int) (Chapter, error) {
 // 05 (digits only). One rule and one message for every tool that takes
 // one.
 func Parse(s string) (Chapter, error) {
-	if s == "" || strings.Trim(s, "0123456789") != "" {
-		return Chapter{}, rangeError(s)
-	}
-	n, err := strconv.Atoi(s)
+	n, err := number(s)
 	if err != nil {
 		return Chapter{}, rangeError(s)
 	}

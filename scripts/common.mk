@@ -62,6 +62,9 @@ apiserver-start: cluster-tool ## Start again the kube-apiserver that apiserver-s
 # $(call two_digits,N): chapter number N as a directory names it (08 for
 # 8 or 08; printf alone reads 08 as octal); empty unless N is a number.
 two_digits = $(shell n='$(1)'; [[ $$n =~ ^[0-9]+$$ ]] && printf %02d "$$((10#$$n))")
+# $(call chapter_name,N): chapter N's NN-slug, looked up in the table of
+# chapters (scripts/chapters.mk); empty for a number that is no chapter's.
+chapter_name = $(filter $(call two_digits,$(1))-%,$(CHAPTER_NAMES))
 # OUTPUT_DIR as messages show it: from the checkout when inside it.
 output_dir = $(patsubst $(CURDIR)/%,%,$(OUTPUT_DIR))
 # Suites run with Ginkgo's --procs=E2E_PROCS (see each Makefile's E2E_PROCS).

@@ -22,7 +22,7 @@ OPERATOR_NAMESPACE := redis-operator-system
 # chapter's, in a branch its own), with the rules generated from the
 # markers of the chapter it runs (OPERATOR_CHAPTER) in the course, or of a
 # variant (OPERATOR_ROLE: make test-chapter N VARIANT=dir sets it).
-deploy_role = $(or $(OPERATOR_ROLE),$(if $(DEPLOY_SELECTS_CHAPTER),$(wildcard chapters/$(call two_digits,$(deploy_chapter))-*/role.yaml)))
+deploy_role = $(or $(OPERATOR_ROLE),$(if $(DEPLOY_SELECTS_CHAPTER),$(wildcard $(addprefix chapters/,$(addsuffix /role.yaml,$(call chapter_name,$(deploy_chapter)))))))
 # The chapter make deploy runs: OPERATOR_CHAPTER (the suites set it), else
 # the chapter named (make deploy 11, or CHAPTER=11), else the shipped one
 # (SHIPPED_CHAPTER); in a chapter branch, its own. The chapters that run

@@ -24,19 +24,16 @@ import (
 	"example.com/redis-operator/chapters"
 )
 
-// EnvChapter is the environment variable that names the chapter to run.
-const EnvChapter = "OPERATOR_CHAPTER"
-
 // selected returns the chapter that $OPERATOR_CHAPTER names, or the
 // shipped one.
 func selected() (chapters.Chapter, error) {
-	v := os.Getenv(EnvChapter)
+	v := os.Getenv(chapters.EnvChapter)
 	if v == "" {
 		return chapters.Get(chapters.Shipped)
 	}
 	c, err := chapters.Parse(v)
 	if err != nil {
-		return chapters.Chapter{}, fmt.Errorf("%s: %w", EnvChapter, err)
+		return chapters.Chapter{}, fmt.Errorf("%s: %w", chapters.EnvChapter, err)
 	}
 	return c, nil
 }

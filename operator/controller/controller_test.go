@@ -44,7 +44,7 @@ func TestSelected(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run("OPERATOR_CHAPTER="+tt.env, func(t *testing.T) {
-			t.Setenv(EnvChapter, tt.env)
+			t.Setenv(chapters.EnvChapter, tt.env)
 			c, err := selected()
 			if tt.wantErr {
 				want := "OPERATOR_CHAPTER: a chapter is a number from 1 to " + strconv.Itoa(len(chapters.All)) + `, got "` + tt.env + `"`

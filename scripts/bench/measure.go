@@ -20,7 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	myappv1 "example.com/redis-operator/api/v1"
-	"example.com/redis-operator/tests/parallel"
+	"example.com/redis-operator/internal/parallel"
 )
 
 // bench is one run.

@@ -22,8 +22,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	myappv1 "example.com/redis-operator/api/v1"
-	"example.com/redis-operator/tests/proc"
-	"example.com/redis-operator/tests/promtext"
+	"example.com/redis-operator/internal/proc"
+	"example.com/redis-operator/internal/promtext"
 )
 
 var scheme = runtime.NewScheme()

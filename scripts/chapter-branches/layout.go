@@ -45,15 +45,15 @@ func pathRules(c chapter) []pathRule {
 		{from: "tests/framework/leasewatch_test.go", to: "test/e2e/framework/leasewatch_test.go", since: inClusterChapter},
 		{from: "tests/framework/faults.go", to: "test/e2e/framework/faults.go", since: faultsChapter},
 		{from: "tests/framework", to: "test/e2e/framework"},
-		// What the suites and the unit tests stand on; not the course's
-		// test of the local cluster itself (make test-local-cluster).
-		{from: "tests/cluster/localcluster/updown_e2e_test.go", to: drop},
-		{from: "tests/cluster", to: "test/cluster"},
-		{from: "tests/proc", to: "test/proc"},
-		{from: "tests/promtext", to: "test/promtext"},
-		{from: "tests/parallel", to: "test/parallel"},
+		// What the unit tests stand on.
 		{from: "tests/fakeapi", to: "test/fakeapi"},
+		// What the tools and the suites both stand on; not the course's
+		// test of the local cluster itself (make test-local-cluster).
+		{from: "internal/cluster/localcluster/updown_e2e_test.go", to: drop},
+		{from: "internal", to: "internal"},
 		{from: "operator/controller", to: drop}, // the course's table; the chapter's package is internal/controller
+		// The suite protocol without the table: a branch is one chapter.
+		{from: "chapters/protocol.go", to: "internal/chapters/protocol.go"},
 		// The fault injection of the operator's test build comes with the
 		// chapter whose suite runs it.
 		{from: "operator/faults.go", to: "cmd/faults.go", since: faultsChapter},
@@ -341,8 +341,11 @@ func importPath(imp, module string, c chapter) (string, error) {
 	if !ok {
 		return imp, nil
 	}
-	if rel == "operator/controller" {
+	switch rel {
+	case "operator/controller":
 		return module + "/internal/controller", nil
+	case "chapters":
+		return module + "/internal/chapters", nil
 	}
 	bp, ok := branchPath(rel, c)
 	if !ok {

@@ -23,6 +23,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"example.com/redis-operator/chapters"
 )
 
 func main() {
@@ -49,11 +51,11 @@ func run() error {
 	from := fs.String("from", "HEAD", "the commit of the course to make the branches from")
 	verifyOnly := fs.Bool("verify", false, "move no branch; check the chapters' commits in a scratch directory (build, make test, diffs)")
 	binDir := fs.String("bin", "", "with --verify: the directory where the branches' Makefiles find or build their tools (default: in the scratch directory)")
-	baseOf := fs.Int("base", 0, "print the chapter that chapter N builds on (N-1, or the chapter it rewrites), whose package make diff-chapter N compares with, and do nothing else")
+	dirsOf := fs.Int("dirs", 0, "print the directories of the chapter that chapter N builds on (N-1, or the chapter it rewrites) and of chapter N, whose packages make diff-chapter N compares, and do nothing else")
 	arrivalsOf := fs.Int("arrivals", 0, "print the files outside the chapters' directories that chapter N's branch has and chapter N-1's does not (make diff-chapter shows them), and do nothing else")
 	workDir := fs.String("work", "", "with --verify: the directory each branch is checked out in, in turn, kept for the next run so that go's build and test caches serve the branches that did not change (default: in the scratch directory)")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: %s [--from REV] [--verify [--bin DIR] [--work DIR]] | --arrivals N | --base N\n\n", os.Args[0])
+		fmt.Fprintf(fs.Output(), "Usage: %s [--from REV] [--verify [--bin DIR] [--work DIR]] | --arrivals N | --dirs N\n\n", os.Args[0])
 		fmt.Fprintln(fs.Output(), "Creates or updates the branches chapter/NN-slug, one commit per chapter of chapters/ at REV.")
 		fs.PrintDefaults()
 	}
@@ -73,8 +75,16 @@ func run() error {
 		return err
 	}
 	r := &repo{dir: top}
-	if *baseOf > 0 {
-		fmt.Println(base(*baseOf))
+	if *dirsOf > 0 {
+		c, err := chapters.Get(*dirsOf)
+		if err != nil {
+			return err
+		}
+		b, err := chapters.Get(c.Base())
+		if err != nil {
+			return fmt.Errorf("chapter %d builds on no chapter: %w", c.Number, err)
+		}
+		fmt.Println(b.Dir(), c.Dir())
 		return nil
 	}
 	if *arrivalsOf > 0 {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"example.com/redis-operator/tests/makefile"
+	"example.com/redis-operator/internal/makefile"
 )
 
 const module = "example.com/redis-operator"
@@ -78,7 +78,7 @@ func TestBranchPath(t *testing.T) {
 		"tests/framework/operator.go":                      "test/e2e/framework/operator.go",
 		"operator/main.go":                                 "cmd/main.go",
 		"api/v1/redis_types.go":                            "api/v1/redis_types.go",
-		"tests/cluster/provider.go":                        "test/cluster/provider.go",
+		"internal/cluster/provider.go":                     "internal/cluster/provider.go",
 		"tests/fakeapi/fakeapi.go":                         "test/fakeapi/fakeapi.go",
 		"scripts/kind-node-image/build.sh":                 "scripts/kind-node-image/build.sh",
 		"config/samples/myapp_v1_redis.yaml":               "config/samples/myapp_v1_redis.yaml",

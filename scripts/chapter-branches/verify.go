@@ -183,7 +183,7 @@ func extract(ctx context.Context, r *repo, commit, dir string, paths ...string) 
 // course's hunks.
 func compareDiffs(ctx context.Context, r *repo, course, module string, added []string, prev, cur built, w io.Writer) error {
 	n := cur.chapter.number
-	cmd := exec.CommandContext(ctx, "bash", append([]string{"scripts/diff-chapter.sh", "--base", strconv.Itoa(base(n)), strconv.Itoa(n)}, added...)...)
+	cmd := exec.CommandContext(ctx, "bash", append([]string{"scripts/diff-chapter.sh", prev.chapter.dir(), cur.chapter.dir()}, added...)...)
 	cmd.Dir = course
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

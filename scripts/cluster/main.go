@@ -16,8 +16,8 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"example.com/redis-operator/tests/cluster"
-	"example.com/redis-operator/tests/cluster/localcluster"
+	"example.com/redis-operator/internal/cluster"
+	"example.com/redis-operator/internal/cluster/localcluster"
 )
 
 func main() {

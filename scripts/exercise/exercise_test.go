@@ -142,12 +142,12 @@ func TestLessonTestsAreTheAddedAndChanged(t *testing.T) {
 // never overwrites what the learner changed unless forced.
 func TestStartKeepsTheLearnersChanges(t *testing.T) {
 	root := t.TempDir()
-	write(t, root, "chapters/01-first/doc.go", "package controller\n")
-	write(t, root, "chapters/01-first/first_test.go", "package controller\n")
-	write(t, root, "chapters/01-first/README.md", "# one\n")
-	write(t, root, "chapters/01-first/crd/patch.yaml", "x: 1\n")
-	write(t, root, "chapters/02-second-one/doc.go", "package controller\n// two\n")
-	write(t, root, "chapters/02-second-one/exercise/TASK.md", "# task\n")
+	write(t, root, "chapters/01-create-pods/doc.go", "package controller\n")
+	write(t, root, "chapters/01-create-pods/first_test.go", "package controller\n")
+	write(t, root, "chapters/01-create-pods/README.md", "# one\n")
+	write(t, root, "chapters/01-create-pods/crd/patch.yaml", "x: 1\n")
+	write(t, root, "chapters/02-finalizer-tracking/doc.go", "package controller\n// two\n")
+	write(t, root, "chapters/02-finalizer-tracking/exercise/TASK.md", "# task\n")
 	ex := &exercises{root: root, dir: "_exercise"}
 
 	if _, err := ex.exercise(1, taskFile); err == nil || !strings.Contains(err.Error(), "the chapters with one: 2") {
@@ -161,10 +161,10 @@ func TestStartKeepsTheLearnersChanges(t *testing.T) {
 	if err := ex.start(e, false, false, &out); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "Exercise 2, second one: your workspace is _exercise/02-second-one") {
+	if !strings.Contains(out.String(), "Exercise 2, finalizer tracking: your workspace is _exercise/02-finalizer-tracking") {
 		t.Errorf("start says %q", out.String())
 	}
-	ws := filepath.Join(root, "_exercise", "02-second-one")
+	ws := filepath.Join(root, "_exercise", "02-finalizer-tracking")
 	if got := files(t, ws); !slices.Equal(got, []string{".start", "crd/patch.yaml", "doc.go"}) {
 		t.Errorf("workspace holds %v, want chapter 1's package: doc.go and crd/", got)
 	}
@@ -207,13 +207,13 @@ func TestStartKeepsTheLearnersChanges(t *testing.T) {
 // no workspace.
 func TestStartContinuesFromTheLearnersOwn(t *testing.T) {
 	root := t.TempDir()
-	write(t, root, "chapters/01-first/doc.go", "package controller\n")
-	write(t, root, "chapters/01-first/exercise/TASK.md", "# task\n")
-	write(t, root, "chapters/02-second/doc.go", "package controller\n\n// two\n")
-	write(t, root, "chapters/02-second/exercise/TASK.md", "# task\n")
-	write(t, root, "chapters/03-third/doc.go", "package controller\n\n// three\n")
-	write(t, root, "chapters/03-third/exercise/TASK.md", "# task\n")
-	write(t, root, "chapters/03-third/exercise/start.patch", "Adds: nothing; changes doc.go's comment.\n"+
+	write(t, root, "chapters/01-create-pods/doc.go", "package controller\n")
+	write(t, root, "chapters/01-create-pods/exercise/TASK.md", "# task\n")
+	write(t, root, "chapters/02-finalizer-tracking/doc.go", "package controller\n\n// two\n")
+	write(t, root, "chapters/02-finalizer-tracking/exercise/TASK.md", "# task\n")
+	write(t, root, "chapters/03-owner-references/doc.go", "package controller\n\n// three\n")
+	write(t, root, "chapters/03-owner-references/exercise/TASK.md", "# task\n")
+	write(t, root, "chapters/03-owner-references/exercise/start.patch", "Adds: nothing; changes doc.go's comment.\n"+
 		"--- a/doc.go\n+++ b/doc.go\n@@ -1,3 +1,3 @@\n package controller\n \n-// two\n+// three, to come\n")
 	ex := &exercises{root: root, dir: "_exercise"}
 	e1, _ := ex.exercise(1, taskFile)
@@ -228,7 +228,7 @@ func TestStartContinuesFromTheLearnersOwn(t *testing.T) {
 		want string
 	}{
 		{e1, "no exercise before it"},
-		{e3, "no workspace of chapter 2's exercise (_exercise/02-second)"},
+		{e3, "no workspace of chapter 2's exercise (_exercise/02-finalizer-tracking)"},
 	} {
 		if err := ex.start(c.e, false, true, &out); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("start %d --continue = %v, want an error that says %q", c.e.n, err, c.want)
@@ -239,7 +239,7 @@ func TestStartContinuesFromTheLearnersOwn(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The learner's chapter 2: the chapter's doc.go, and a file of theirs.
-	ws2 := filepath.Join(root, "_exercise", "02-second")
+	ws2 := filepath.Join(root, "_exercise", "02-finalizer-tracking")
 	write(t, ws2, "doc.go", "package controller\n\n// two\n")
 	write(t, ws2, "mine.go", "package controller\n")
 	if err := ex.start(e3, false, true, &out); err == nil || !strings.Contains(err.Error(), "has not passed make check 2 (last: never run)") {
@@ -252,21 +252,21 @@ func TestStartContinuesFromTheLearnersOwn(t *testing.T) {
 	if err := ex.start(e3, false, true, &out); err != nil {
 		t.Fatal(err)
 	}
-	ws3 := filepath.Join(root, "_exercise", "03-third")
+	ws3 := filepath.Join(root, "_exercise", "03-owner-references")
 	if got := files(t, ws3); !slices.Equal(got, []string{".start", "doc.go", "mine.go"}) {
 		t.Errorf("the continued workspace holds %v, want the learner's chapter 2: doc.go and mine.go", got)
 	}
 	if data, _ := os.ReadFile(filepath.Join(ws3, "doc.go")); string(data) != "package controller\n\n// three, to come\n" {
 		t.Errorf("the continued workspace's doc.go is %q, want the learner's with the start patch applied", data)
 	}
-	if !strings.Contains(out.String(), "your own chapter 2 from _exercise/02-second") {
+	if !strings.Contains(out.String(), "your own chapter 2 from _exercise/02-finalizer-tracking") {
 		t.Errorf("start says %q", out.String())
 	}
 
 	// The learner's chapter 2 no longer has the line the patch changes.
 	write(t, ws2, "doc.go", "package controller\n\n// mine\n")
 	err = ex.start(e3, true, true, &out)
-	if err == nil || !strings.Contains(err.Error(), "does not apply to your _exercise/02-second") || !strings.Contains(err.Error(), "make exercise 3") {
+	if err == nil || !strings.Contains(err.Error(), "does not apply to your _exercise/02-finalizer-tracking") || !strings.Contains(err.Error(), "make exercise 3") {
 		t.Errorf("start 3 --continue from a chapter 2 the patch does not fit = %v, want what to do", err)
 	}
 	if _, err := os.Stat(ws3); !os.IsNotExist(err) {

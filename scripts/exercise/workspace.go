@@ -66,29 +66,29 @@ func (ex *exercises) path(p ...string) string {
 	return filepath.Join(append([]string{ex.root}, p...)...)
 }
 
-// chapterDir finds chapters/NN-*.
+// chapterDir is chapter n's directory (the table of chapters says
+// which), relative to the course, if the course has it.
 func (ex *exercises) chapterDir(n int) (string, bool) {
-	dirs, _ := filepath.Glob(ex.path("chapters", fmt.Sprintf("%02d-*", n)))
-	if len(dirs) != 1 {
+	c, err := chapters.Get(n)
+	if err != nil {
 		return "", false
 	}
-	rel, err := filepath.Rel(ex.root, dirs[0])
-	return rel, err == nil
+	if _, err := os.Stat(ex.path(c.Dir())); err != nil {
+		return "", false
+	}
+	return c.Dir(), true
 }
 
 // withExercise lists the chapters that have an exercise of a kind: its
 // page, taskFile for the code exercise, specTaskFile for the spec one.
 func (ex *exercises) withExercise(page string) []int {
 	var ns []int
-	for n := 1; ; n++ {
-		dir, ok := ex.chapterDir(n)
-		if !ok {
-			return ns
-		}
-		if _, err := os.Stat(ex.path(dir, "exercise", page)); err == nil {
-			ns = append(ns, n)
+	for _, c := range chapters.All {
+		if _, err := os.Stat(ex.path(c.Dir(), "exercise", page)); err == nil {
+			ns = append(ns, c.Number)
 		}
 	}
+	return ns
 }
 
 // exercise is chapter n's exercise of the kind that page (taskFile or

@@ -8,7 +8,8 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
-	"example.com/redis-operator/tests/proc"
+	"example.com/redis-operator/chapters"
+	"example.com/redis-operator/internal/proc"
 )
 
 // checkVariant judges a variant of chapter N as chapter N itself: make
@@ -50,7 +51,7 @@ func checkVariant(base runInput, v variantFlags, noLesson bool) error {
 		return fmt.Errorf("%s does not pass chapter %d's lesson specs yet (make hint %d gives a hint)", v.dir, base.chapter, base.chapter)
 	}
 	fmt.Printf("%s %s passes chapter %d's %d lesson specs; now the rest of its suite\n", lessonsPassed, v.dir, base.chapter, len(lessons.specs))
-	in.lessonsOnly, in.labelFilter, in.label = false, "!lesson", "check-rest"
+	in.lessonsOnly, in.labelFilter, in.label = false, "!"+chapters.LabelLesson, "check-rest"
 	opLog = newOperatorLog(base.chapter)
 	rest, err := runSuite(in)
 	if err != nil {

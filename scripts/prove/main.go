@@ -30,20 +30,9 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
-	"example.com/redis-operator/tests/proc"
-
 	"example.com/redis-operator/chapters"
+	"example.com/redis-operator/internal/proc"
 )
-
-// lessonMark starts the step that framework.LessonStep writes into a
-// spec's report (framework.LessonMark; a unit test keeps the two equal).
-// The framework is not imported here: it would bring the Ginkgo DSL's
-// flags into this command's.
-const lessonMark = "Lesson: "
-
-// decidingCheckEntry names the report entry that framework.DecidingCheck
-// adds (framework.DecidingCheckEntry).
-const decidingCheckEntry = "deciding check"
 
 func main() {
 	if err := run(); err != nil {
@@ -326,7 +315,7 @@ func runSuite(in runInput) (*runResult, error) {
 			what = fmt.Sprintf("those %d specs", len(in.focus))
 		}
 	case in.lessonsOnly:
-		args = append(args, "--label-filter=lesson", "--fail-on-empty")
+		args = append(args, "--label-filter="+chapters.LabelLesson, "--fail-on-empty")
 		what = "the lesson specs"
 	case in.labelFilter != "":
 		args = append(args, "--label-filter="+in.labelFilter)
@@ -346,17 +335,17 @@ func runSuite(in runInput) (*runResult, error) {
 		return strings.HasPrefix(kv, "VARIANT=") || strings.HasPrefix(kv, "VARIANT_OUT=") || strings.HasPrefix(kv, "OPERATOR_ROLE=") ||
 			strings.HasPrefix(kv, "OPERATOR_FAULTS_BIN=")
 	})
-	cmd.Env = append(env, fmt.Sprintf("OPERATOR_CHAPTER=%d", in.operator), "E2E_EVENTUALLY_TIMEOUT="+in.timeout)
+	cmd.Env = append(env, chapters.EnvChapter+"="+chapters.OperatorEnv(in.operator), chapters.EnvEventuallyTimeout+"="+in.timeout)
 	if in.expectFailure {
-		cmd.Env = append(cmd.Env, "E2E_EXPECT_FAILURE=true")
+		cmd.Env = append(cmd.Env, chapters.EnvExpectFailure+"=true")
 	}
 	if in.variant.dir != "" {
 		// The variant's operator, its test build that injects faults (make
 		// build-variant makes it for the chapters whose suites run one) and
 		// its role; VARIANT for the suite's make install (the variant's
 		// crd/, if any) and make docker-build.
-		cmd.Env = append(cmd.Env, "OPERATOR_BIN="+in.variant.bin, "OPERATOR_FAULTS_BIN="+in.variant.bin+"-faults",
-			"OPERATOR_ROLE="+in.variant.role, "VARIANT="+in.variant.dir)
+		cmd.Env = append(cmd.Env, chapters.EnvOperatorBin+"="+in.variant.bin, chapters.EnvFaultsBin+"="+in.variant.bin+"-faults",
+			chapters.EnvOperatorRole+"="+in.variant.role, "VARIANT="+in.variant.dir)
 		if in.variant.out != "" {
 			cmd.Env = append(cmd.Env, "VARIANT_OUT="+in.variant.out)
 		}
@@ -391,7 +380,7 @@ func (res *runResult) read(report types.Report) {
 			if s.State != types.SpecStatePassed {
 				res.setupErr = s.Failure.Message
 			}
-		case s.LeafNodeType == types.NodeTypeIt && slices.Contains(s.Labels(), "lesson"):
+		case s.LeafNodeType == types.NodeTypeIt && slices.Contains(s.Labels(), chapters.LabelLesson):
 			res.lessons = append(res.lessons, s)
 		}
 	}
@@ -642,7 +631,7 @@ func endedInFailure(s types.SpecReport) bool {
 // added.
 func decidingCheck(s types.SpecReport) (types.ReportEntry, bool) {
 	for _, e := range s.ReportEntries {
-		if e.Name == decidingCheckEntry {
+		if e.Name == chapters.DecidingCheckEntry {
 			return e, true
 		}
 	}
@@ -652,7 +641,7 @@ func decidingCheck(s types.SpecReport) (types.ReportEntry, bool) {
 // lessonStep finds the step that framework.LessonStep wrote.
 func lessonStep(s types.SpecReport) (types.SpecEvent, bool) {
 	for _, ev := range s.SpecEvents {
-		if ev.SpecEventType == types.SpecEventByStart && strings.HasPrefix(ev.Message, lessonMark) {
+		if ev.SpecEventType == types.SpecEventByStart && strings.HasPrefix(ev.Message, chapters.LessonMark) {
 			return ev, true
 		}
 	}

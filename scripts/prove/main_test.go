@@ -5,18 +5,7 @@ import (
 	"testing"
 
 	"github.com/onsi/ginkgo/v2/types"
-
-	"example.com/redis-operator/tests/framework"
 )
-
-func TestLessonMarkIsTheFrameworks(t *testing.T) {
-	if lessonMark != framework.LessonMark {
-		t.Errorf("lessonMark = %q, framework.LessonMark = %q: prove would not find the specs' lesson steps", lessonMark, framework.LessonMark)
-	}
-	if decidingCheckEntry != framework.DecidingCheckEntry {
-		t.Errorf("decidingCheckEntry = %q, framework.DecidingCheckEntry = %q: prove would not find the specs' deciding checks", decidingCheckEntry, framework.DecidingCheckEntry)
-	}
-}
 
 // step is a By step at a point of a spec's timeline.
 func step(order int, text string) types.SpecEvent {

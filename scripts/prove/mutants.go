@@ -13,7 +13,8 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
-	"example.com/redis-operator/tests/proc"
+	"example.com/redis-operator/chapters"
+	"example.com/redis-operator/internal/proc"
 )
 
 // A mutant is a deliberate bug in a chapter: a patch in
@@ -416,7 +417,7 @@ func judgeMutant(s types.SpecReport, ran bool, step string) redVerdict {
 // sameStep: a step as the report has it, and as a mutant names it, with
 // or without LessonStep's mark; the mutant may give the step's beginning.
 func sameStep(got, want string) bool {
-	got, want = strings.TrimPrefix(got, lessonMark), strings.TrimPrefix(want, lessonMark)
+	got, want = strings.TrimPrefix(got, chapters.LessonMark), strings.TrimPrefix(want, chapters.LessonMark)
 	return strings.HasPrefix(got, strings.TrimSuffix(want, "…"))
 }
 

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/onsi/ginkgo/v2/types"
+
+	"example.com/redis-operator/chapters"
 )
 
 // exerciseFile is the name a learner's spec takes in the suite's
@@ -63,7 +65,7 @@ func checkSpecExercise(in mutantsInput, specFile, target string, againstMutants 
 	in.builds = buildAhead(in, ms)
 
 	run := in.run
-	run.labelFilter = "exercise"
+	run.labelFilter = chapters.LabelExercise
 	var problems []string
 	if againstMutants {
 		// The chapter's lesson specs pass against the chapter before (its

@@ -13,8 +13,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	myappv1 "example.com/redis-operator/api/v1"
+	"example.com/redis-operator/internal/parallel"
 	"example.com/redis-operator/tests/framework"
-	"example.com/redis-operator/tests/parallel"
 )
 
 // The behaviour of chapters 3, 5, 6, 7 and 8, unchanged.

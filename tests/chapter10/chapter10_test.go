@@ -17,8 +17,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"example.com/redis-operator/internal/promtext"
 	"example.com/redis-operator/tests/framework"
-	"example.com/redis-operator/tests/promtext"
 )
 
 // The behaviour of the chapters before, with the operator deployed.

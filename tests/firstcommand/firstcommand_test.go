@@ -16,6 +16,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -62,7 +63,7 @@ func TestFirstCommands(t *testing.T) {
 		t.Fatalf("the fresh clone has a bin/ (%v)", err)
 	}
 
-	t.Run("make run 1", func(t *testing.T) { makeRun(t, clone, kubectl) })
+	t.Run("make run 1", func(t *testing.T) { makeRun(t, clone, kubectl, 1) })
 	// make run built bin/operator: without bin/ again, make test-chapter
 	// is a first command too.
 	if err := os.RemoveAll(filepath.Join(clone, "bin")); err != nil {
@@ -108,20 +109,21 @@ func TestFirstCommands(t *testing.T) {
 	})
 }
 
-// makeRun runs make run 1 as a learner's first command and stops it once
-// it has created a Redis' pod.
-func makeRun(t *testing.T, clone, kubectl string) {
+// makeRun runs make run N as a learner does and stops it once it has
+// created a Redis' pod, which it must have done as chapter N.
+func makeRun(t *testing.T, clone, kubectl string, chapter int) {
 	ctx, cancel := context.WithTimeout(t.Context(), budget(t, 10*time.Minute))
 	defer cancel()
 	var out syncBuffer
-	cmd := exec.Command("make", "run", "1", "RUN_ARGS=--health-probe-bind-address 0 --metrics-bind-address 0")
+	name := fmt.Sprintf("make run %d", chapter)
+	cmd := exec.Command("make", "run", strconv.Itoa(chapter), "RUN_ARGS=--health-probe-bind-address 0 --metrics-bind-address 0")
 	cmd.Dir = clone
 	cmd.Env = learnerEnv()
 	cmd.Stdout = io.MultiWriter(&out, indented(os.Stdout))
 	cmd.Stderr = cmd.Stdout
 	// In its own process group (startGroup), so that an interrupt reaches
 	// the operator too, as ^C in a terminal does.
-	t.Logf("$ make run 1 (in %s)", clone)
+	t.Logf("$ %s (in %s)", name, clone)
 	if err := startGroup(cmd); err != nil {
 		t.Fatal(err)
 	}
@@ -132,14 +134,14 @@ func makeRun(t *testing.T, clone, kubectl string) {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
 		select {
 		case err := <-exited:
-			t.Logf("make run 1 stopped: %v", err)
+			t.Logf("%s stopped: %v", name, err)
 		case <-time.After(30 * time.Second):
 			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			t.Logf("make run 1 killed, 30 s after the interrupt: %v", <-exited)
+			t.Logf("%s killed, 30 s after the interrupt: %v", name, <-exited)
 		}
 	}()
 
-	ns := fmt.Sprintf("first-command-%d", time.Now().UnixNano()%1_000_000)
+	ns := fmt.Sprintf("first-command-%d-%d", chapter, time.Now().UnixNano()%1_000_000)
 	run(t, "", kubectl, "create", "namespace", ns)
 	defer run(t, "", kubectl, "delete", "namespace", ns, "--wait=false")
 	redis := fmt.Sprintf("apiVersion: myapp.example.com/v1\nkind: Redis\nmetadata: {name: cache, namespace: %s}\nspec: {replicas: 1}\n", ns)
@@ -148,9 +150,9 @@ func makeRun(t *testing.T, clone, kubectl string) {
 		select {
 		case err := <-exited:
 			exited <- err
-			t.Fatalf("make run 1 ended (%v) before it created the pod", err)
+			t.Fatalf("%s ended (%v) before it created the pod", name, err)
 		case <-ctx.Done():
-			t.Fatalf("make run 1 created no pod cache-0 in time")
+			t.Fatalf("%s created no pod cache-0 in time", name)
 		case <-time.After(time.Second):
 		}
 		// The CRD is there once make run has installed it.
@@ -165,9 +167,12 @@ func makeRun(t *testing.T, clone, kubectl string) {
 		}
 	}
 	if !strings.Contains(out.String(), "Creating pod") {
-		t.Errorf("make run 1's operator logged no \"Creating pod\", yet cache-0 exists")
+		t.Errorf("%s's operator logged no \"Creating pod\", yet cache-0 exists", name)
 	}
-	t.Logf("make run 1 created the pod cache-0 of a Redis in %s: stopping it", ns)
+	if !regexp.MustCompile(fmt.Sprintf(`Running the reconciler of one chapter\s+\{"chapter": %d,`, chapter)).MatchString(out.String()) {
+		t.Errorf("%s's operator did not log that it runs chapter %d", name, chapter)
+	}
+	t.Logf("%s created the pod cache-0 of a Redis in %s: stopping it", name, ns)
 }
 
 // learnerMake runs make in the clone as a learner would, its output

@@ -16,6 +16,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"example.com/redis-operator/chapters"
 )
 
 // What config/webhook deploys, by name.
@@ -97,7 +99,7 @@ func (c *InCluster) StartAll(ctx context.Context) {
 // endpoint reaches the Service a moment after the pod is Ready, and a
 // host process listens a moment after it starts.
 func (c *InCluster) WaitForWebhook(ctx context.Context) error {
-	return c.env.Make(ctx, "wait-webhook", "OPERATOR_CHAPTER="+strconv.Itoa(c.Chapter))
+	return c.env.Make(ctx, "wait-webhook", chapters.EnvChapter+"="+strconv.Itoa(c.Chapter))
 }
 
 // Freeze stops every replica's process without ending it (SIGSTOP), or,

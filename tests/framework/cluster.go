@@ -9,7 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"example.com/redis-operator/tests/cluster"
+	"example.com/redis-operator/internal/cluster"
 )
 
 // ClusterFromEnv returns the provider of the cluster chosen with CLUSTER

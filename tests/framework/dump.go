@@ -9,7 +9,8 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 
-	"example.com/redis-operator/tests/proc"
+	"example.com/redis-operator/chapters"
+	"example.com/redis-operator/internal/proc"
 )
 
 // Dump adds what someone debugging a failed spec wants first to the spec's
@@ -69,4 +70,4 @@ func (e *Env) CollectClusterLogs(ctx context.Context) {
 
 // expectFailure: make prove-chapter runs this suite expecting its specs
 // to fail (E2E_EXPECT_FAILURE), a red run or a mutant's.
-func expectFailure() bool { return os.Getenv("E2E_EXPECT_FAILURE") == "true" }
+func expectFailure() bool { return os.Getenv(chapters.EnvExpectFailure) == "true" }

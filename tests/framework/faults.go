@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"example.com/redis-operator/chapters"
 	"example.com/redis-operator/operator/faults"
 )
 
@@ -29,7 +30,7 @@ func NewFaultSuite(chapter int) *Env {
 	env := &Env{Chapter: chapter, specsRunOperator: true}
 	env.registerSuiteNodes(func(ctx context.Context) {
 		env.prepareOperator(ctx)
-		if os.Getenv("OPERATOR_FAULTS_BIN") == "" {
+		if os.Getenv(chapters.EnvFaultsBin) == "" {
 			Expect(env.Make(ctx, "build-faults")).To(Succeed())
 		}
 		env.Operator.Binary = FaultsBinary()
@@ -92,7 +93,7 @@ func Crashed(err error) bool {
 // `make build-faults` makes. The operator that ships (OperatorBinary) has
 // none of that code.
 func FaultsBinary() string {
-	if b := os.Getenv("OPERATOR_FAULTS_BIN"); b != "" {
+	if b := os.Getenv(chapters.EnvFaultsBin); b != "" {
 		return b
 	}
 	return filepath.Join(RepoRoot(), "bin", "operator-faults")

@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	myappv1 "example.com/redis-operator/api/v1"
+	"example.com/redis-operator/chapters"
 )
 
 // Suite-wide timing. Eventually waits long enough for a pod to be deleted
@@ -83,7 +84,7 @@ func NewSuite(chapter int, operatorArgs ...string) *Env {
 // Lesson labels the specs that prove what a chapter teaches: each must fail
 // against the previous chapter's operator, after its LessonStep, and pass
 // against its own (`make prove-chapter N`).
-var Lesson = Label("lesson")
+var Lesson = Label(chapters.LabelLesson)
 
 // Containers labels the specs, not lessons, whose proof needs pods in real
 // containers, which only the kind backend runs: a kubelet that mounts and
@@ -93,7 +94,7 @@ var Containers = Label("containers")
 
 // CrashSweep labels the spec that crashes the operator after each of its
 // writes in turn (`make test-faults` runs it alone).
-var CrashSweep = Label("crash-sweep")
+var CrashSweep = Label(chapters.LabelCrashSweep)
 
 // RestartsAPIServer labels the specs that stop the cluster's API server
 // and start it again.
@@ -104,10 +105,7 @@ var RestartsAPIServer = Label("apiserver-restart")
 // each must fail after its LessonStep, at its DecidingCheck, against
 // chapter N, where it must pass, and against the chapter's mutants of the
 // spec it stands for, which it must kill.
-var Exercise = Label("exercise")
-
-// LessonMark starts the step that LessonStep writes into a spec's report.
-const LessonMark = "Lesson: "
+var Exercise = Label(chapters.LabelExercise)
 
 // LessonStep marks where the lesson of a spec begins. What comes before it
 // is setup, which the previous chapter's operator must pass too: a lesson
@@ -116,11 +114,8 @@ const LessonMark = "Lesson: "
 // chapters share mark it too; in a spec not labelled lesson the mark is
 // only a step of its report.
 func LessonStep(text string) {
-	By(LessonMark + text)
+	By(chapters.LessonMark + text)
 }
-
-// DecidingCheckEntry names the report entry that DecidingCheck adds.
-const DecidingCheckEntry = "deciding check"
 
 // DecidingCheck marks the assertion that decides a lesson spec: call it
 // right before that assertion, after the spec's LessonStep. Against the
@@ -130,7 +125,7 @@ const DecidingCheckEntry = "deciding check"
 // cluster, and not in a panic. It adds a report entry, not a step, so the
 // steps of the spec's report stay as they were.
 func DecidingCheck(what string) {
-	AddReportEntry(DecidingCheckEntry, what)
+	AddReportEntry(chapters.DecidingCheckEntry, what)
 }
 
 func (e *Env) setup(ctx context.Context) {
@@ -145,14 +140,14 @@ func (e *Env) setup(ctx context.Context) {
 // of its own; it does not start it.
 func (e *Env) prepareOperator(ctx context.Context) {
 	e.setupCluster(ctx)
-	if os.Getenv("OPERATOR_BIN") == "" {
+	if os.Getenv(chapters.EnvOperatorBin) == "" {
 		Expect(e.Make(ctx, "build")).To(Succeed())
 	}
 	chapter := operatorChapter(e.Chapter)
 	kubeconfig := operatorKubeconfig(e.Chapter)
 	if chapter != 0 {
 		role, err := ChapterRole(RepoRoot(), chapter)
-		if variantRole := os.Getenv("OPERATOR_ROLE"); variantRole != "" {
+		if variantRole := os.Getenv(chapters.EnvOperatorRole); variantRole != "" {
 			// A variant of the chapter (make test-chapter N VARIANT=dir)
 			// runs under the role its own markers ask for.
 			role, err = variantRole, nil
@@ -176,7 +171,7 @@ func (e *Env) prepareOperator(ctx context.Context) {
 // OperatorBinary is the operator the suite runs, as it ships: OPERATOR_BIN,
 // or bin/operator, which `make build` makes.
 func OperatorBinary() string {
-	if b := os.Getenv("OPERATOR_BIN"); b != "" {
+	if b := os.Getenv(chapters.EnvOperatorBin); b != "" {
 		return b
 	}
 	return filepath.Join(RepoRoot(), "bin", "operator")
@@ -207,7 +202,7 @@ func (e *Env) setupCluster(ctx context.Context) {
 	e.connect(ctx)
 	// Each chapter installs its own CRD: from chapter 11 on, it has CEL
 	// rules that the chapters before do not.
-	Expect(e.Make(ctx, "install", fmt.Sprintf("OPERATOR_CHAPTER=%d", operatorChapter(e.Chapter)))).To(Succeed())
+	Expect(e.Make(ctx, "install", chapters.EnvChapter+"="+strconv.Itoa(operatorChapter(e.Chapter)))).To(Succeed())
 }
 
 // connect sets the suite's timing and connects to the cluster: kubectl
@@ -238,12 +233,12 @@ func (e *Env) connect(ctx context.Context) {
 // unless E2E_EVENTUALLY_TIMEOUT says otherwise.
 func EventuallyTimeout() time.Duration {
 	GinkgoHelper()
-	v := os.Getenv("E2E_EVENTUALLY_TIMEOUT")
+	v := os.Getenv(chapters.EnvEventuallyTimeout)
 	if v == "" {
 		return DefaultEventuallyTimeout
 	}
 	timeout, err := time.ParseDuration(v)
-	Expect(err).NotTo(HaveOccurred(), "E2E_EVENTUALLY_TIMEOUT must be a duration such as 30s")
+	Expect(err).NotTo(HaveOccurred(), chapters.EnvEventuallyTimeout+" must be a duration such as 30s")
 	return timeout
 }
 
@@ -261,15 +256,11 @@ func (e *Env) Make(ctx context.Context, args ...string) error {
 // operatorChapter is the chapter whose operator the suite runs: its own,
 // unless OPERATOR_CHAPTER names another, e.g. chapter 5's suite against
 // chapter 4, to watch it fail where the lesson matters; 0 runs none (the
-// CRD alone).
+// CRD alone; OPERATOR_CHAPTER=none).
 func operatorChapter(chapter int) int {
 	GinkgoHelper()
-	v := os.Getenv("OPERATOR_CHAPTER")
-	if v == "" {
-		return chapter
-	}
-	n, err := strconv.Atoi(v)
-	Expect(err).NotTo(HaveOccurred(), "OPERATOR_CHAPTER must be a chapter number")
+	n, err := chapters.OperatorChapter(os.Getenv(chapters.EnvChapter), chapter)
+	Expect(err).NotTo(HaveOccurred())
 	return n
 }
 

@@ -23,9 +23,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"example.com/redis-operator/tests/cluster"
-	"example.com/redis-operator/tests/cluster/kindcluster"
-	"example.com/redis-operator/tests/proc"
+	"example.com/redis-operator/chapters"
+	"example.com/redis-operator/internal/cluster"
+	"example.com/redis-operator/internal/cluster/kindcluster"
+	"example.com/redis-operator/internal/proc"
 )
 
 // What config/ deploys (chapter 10 on), by name.
@@ -117,7 +118,7 @@ func (c *InCluster) Pods() bool { return c.pods }
 func (c *InCluster) Deploy(ctx context.Context) error {
 	GinkgoHelper()
 	mustBeSerial("make deploy")
-	args := []string{"deploy", "OPERATOR_CHAPTER=" + strconv.Itoa(c.Chapter)}
+	args := []string{"deploy", chapters.EnvChapter + "=" + strconv.Itoa(c.Chapter)}
 	if !c.pods {
 		// The local API server runs on the host and reaches no Service's
 		// pods: it calls the webhook of the first host replica by URL.

@@ -27,8 +27,8 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"example.com/redis-operator/tests/proc"
-	"example.com/redis-operator/tests/promtext"
+	"example.com/redis-operator/internal/proc"
+	"example.com/redis-operator/internal/promtext"
 )
 
 // Operator is bin/operator running one chapter as a separate process

@@ -19,7 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	myappv1 "example.com/redis-operator/api/v1"
-	"example.com/redis-operator/tests/cluster"
+	"example.com/redis-operator/internal/cluster"
 )
 
 // ClusterProxy is a suite's way into the cluster: kubectl for what a user

@@ -28,7 +28,7 @@ import (
 	"testing"
 	"time"
 
-	"example.com/redis-operator/tests/cluster"
+	"example.com/redis-operator/internal/cluster"
 	"example.com/redis-operator/tests/docs"
 )
 

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
+
+	"example.com/redis-operator/chapters"
 )
 
 // OperatorOptions is how to run bin/operator.
@@ -95,7 +97,7 @@ func startOperator(ctx context.Context, o OperatorOptions) (*Operator, error) {
 		"--metrics-bind-address", addrs[0],
 		"--health-probe-bind-address", addrs[1],
 	}, o.Args...)
-	env := append([]string{"OPERATOR_CHAPTER=" + strconv.Itoa(o.Chapter)}, o.Env...)
+	env := append([]string{chapters.EnvChapter + "=" + strconv.Itoa(o.Chapter)}, o.Env...)
 	fmt.Fprintf(logf, "==== %s starting %s bin/%s %s\n", time.Now().Format(time.RFC3339), strings.Join(env, " "), filepath.Base(o.Binary), strings.Join(args, " "))
 	cmd := exec.Command(o.Binary, args...)
 	cmd.Env = append(os.Environ(), env...)

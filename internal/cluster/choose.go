@@ -7,7 +7,7 @@ import (
 	"context"
 	"fmt"
 
-	"example.com/redis-operator/tests/cluster/kindcluster"
+	"example.com/redis-operator/internal/cluster/kindcluster"
 )
 
 // The backends.

@@ -42,7 +42,7 @@ import (
 	kinderrors "sigs.k8s.io/kind/pkg/errors"
 	kindexec "sigs.k8s.io/kind/pkg/exec"
 
-	"example.com/redis-operator/tests/cluster/apiserver"
+	"example.com/redis-operator/internal/cluster/apiserver"
 )
 
 // DefaultName is the kind cluster's name unless KIND_CLUSTER_NAME says

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -97,8 +98,21 @@ func Read(in Input) (*Database, error) {
 			db.Undefined = append(db.Undefined, line)
 		}
 	}
+	// Make, not this process, read the makefiles: stat each, so that go
+	// test, which caches a test's result until a file it opened or
+	// stat'ed changes, runs it again when one of them does.
+	for _, m := range readFrom.FindAllStringSubmatch(stdout.String(), -1) {
+		f := m[1]
+		if !filepath.IsAbs(f) {
+			f = filepath.Join(in.Dir, f)
+		}
+		_, _ = os.Stat(f)
+	}
 	return db, nil
 }
+
+// readFrom finds the makefiles that make -p says it read something from.
+var readFrom = regexp.MustCompile(`\(from '([^']+)', line \d+\)`)
 
 var (
 	ruleLine = regexp.MustCompile(`^([^#\t][^:=]*?)::?(?:\s+(.*))?$`)

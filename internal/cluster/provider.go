@@ -8,8 +8,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"example.com/redis-operator/tests/cluster/kindcluster"
-	"example.com/redis-operator/tests/cluster/localcluster"
+	"example.com/redis-operator/internal/cluster/kindcluster"
+	"example.com/redis-operator/internal/cluster/localcluster"
 )
 
 // Provider is one test cluster backend, shaped after cluster-api's

@@ -37,8 +37,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"example.com/redis-operator/tests/cluster/apiserver"
-	"example.com/redis-operator/tests/proc"
+	"example.com/redis-operator/internal/cluster/apiserver"
+	"example.com/redis-operator/internal/proc"
 )
 
 // Files in the state directory. The kubeconfig is the one users export; the
