@@ -110,6 +110,25 @@ func Parse(s string) (Chapter, error) {
 	return c, nil
 }
 
+// Set makes *Chapter a flag.Value: a tool's --chapter flag is parsed
+// (Parse) where the tool reads its flags, and travels as a Chapter.
+func (c *Chapter) Set(s string) error {
+	p, err := Parse(s)
+	if err != nil {
+		return err
+	}
+	*c = p
+	return nil
+}
+
+// String is the chapter's number, as a flag shows it ("" for none).
+func (c *Chapter) String() string {
+	if c == nil || c.Number == 0 {
+		return ""
+	}
+	return strconv.Itoa(c.Number)
+}
+
 func rangeError(got string) error {
 	return fmt.Errorf("a chapter is a number from 1 to %d, got %q", len(All), got)
 }

@@ -24,6 +24,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"example.com/redis-operator/chapters"
 )
 
 const usage = `Usage: bench [flags]
@@ -199,18 +201,24 @@ func (c config) chapters() []int {
 }
 
 // atScaleChapter is the chapter the benchmark measures by default and the
-// last it can: chapter 9, at scale, the last that changes what the operator
-// does per object. The chapters after it change how it runs in a cluster,
-// and from chapter 10 on its metrics, which the benchmark reads, need a
-// token.
-const atScaleChapter = 9
+// last it can: the one before the first that runs in the cluster (the
+// table of chapters says which), the last that changes what the operator
+// does per object (chapter 9, at scale). The chapters after it change how
+// it runs in a cluster, and from then on its metrics, which the benchmark
+// reads, need a token.
+var atScaleChapter = func() int {
+	if c, ok := chapters.First(func(c chapters.Chapter) bool { return c.InCluster }); ok {
+		return c.Number - 1
+	}
+	return chapters.Latest().Number
+}()
 
 // checkChapters refuses a new chapter that is also an old one: the two
 // would be one target twice, in one namespace. --old-chapters' own
 // mistakes are refused as the flag is parsed (chapterList.Set).
 func (c config) checkChapters() error {
-	if c.newChapter < 1 {
-		return fmt.Errorf("--new-chapter=%d is not a chapter number", c.newChapter)
+	if _, err := chapters.Get(c.newChapter); err != nil {
+		return fmt.Errorf("--new-chapter: %w", err)
 	}
 	for _, n := range c.chapters() {
 		if n > atScaleChapter {
@@ -276,10 +284,11 @@ func (l *chapterList) Set(s string) error {
 		if entry == "" {
 			return fmt.Errorf("entry %d of %q is empty (want chapter numbers, comma-separated: 5,7)", i+1, s)
 		}
-		n, err := strconv.Atoi(entry)
-		if err != nil || n < 1 {
-			return fmt.Errorf("%q is not a chapter number (want chapter numbers, comma-separated: 5,7)", entry)
+		c, err := chapters.Parse(entry)
+		if err != nil {
+			return fmt.Errorf("%w (want chapter numbers, comma-separated: 5,7)", err)
 		}
+		n := c.Number
 		if slices.Contains(out, n) {
 			return fmt.Errorf("chapter %d is listed twice in %q", n, s)
 		}

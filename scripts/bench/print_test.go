@@ -8,10 +8,13 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"example.com/redis-operator/chapters"
 )
 
 func TestPercentile(t *testing.T) {
@@ -390,9 +393,10 @@ func TestOldChaptersFlag(t *testing.T) {
 		{"", `entry 1 of "" is empty`},
 		{"5,,7", `entry 2 of "5,,7" is empty`},
 		{"5,", `entry 2 of "5," is empty`},
-		{"5,seven", `"seven" is not a chapter number`},
-		{"5,0", `"0" is not a chapter number`},
-		{"5,-7", `"-7" is not a chapter number`},
+		{"5,seven", `a chapter is a number from 1 to ` + strconv.Itoa(len(chapters.All)) + `, got "seven"`},
+		{"5,0", `, got "0"`},
+		{"5,-7", `, got "-7"`},
+		{"5," + strconv.Itoa(len(chapters.All)+1), `, got "` + strconv.Itoa(len(chapters.All)+1) + `"`},
 		{"5,7,5", `chapter 5 is listed twice in "5,7,5"`},
 	} {
 		_, err := parse("--old-chapters", tc.value)

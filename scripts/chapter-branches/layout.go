@@ -36,11 +36,11 @@ func pathRules(c chapter) []pathRule {
 		{from: c.dir() + "/exercise", to: drop},
 		{from: c.dir(), to: "internal/controller"},
 		{from: fmt.Sprintf("tests/chapter%02d", c.number), to: "test/e2e"},
-		// The framework's parts that only later chapters' suites use come
-		// with the first of them.
-		{from: "tests/framework/idiomatic.go", to: "test/e2e/framework/idiomatic.go", since: idiomaticChapter},
-		{from: "tests/framework/incluster.go", to: "test/e2e/framework/incluster.go", since: inClusterChapter},
-		{from: "tests/framework/admission.go", to: "test/e2e/framework/admission.go", since: inClusterChapter},
+		// The framework's parts about what a chapter of the table needs
+		// come with the first chapter that needs it: the deployed
+		// operator (its webhook, its Lease) and the test build with faults.
+		{from: "tests/framework/deployed.go", to: "test/e2e/framework/deployed.go", since: inClusterChapter},
+		{from: "tests/framework/webhook.go", to: "test/e2e/framework/webhook.go", since: inClusterChapter},
 		{from: "tests/framework/leasewatch.go", to: "test/e2e/framework/leasewatch.go", since: inClusterChapter},
 		{from: "tests/framework/leasewatch_test.go", to: "test/e2e/framework/leasewatch_test.go", since: inClusterChapter},
 		{from: "tests/framework/faults.go", to: "test/e2e/framework/faults.go", since: faultsChapter},
@@ -97,16 +97,12 @@ type pathRule struct {
 // The first chapters, in the table of chapters, that run the operator in
 // the cluster (their manifests, image and make deploy are in their branch
 // and those after), that serve the webhook (its certificates and a CRD of
-// their own), and that inject faults. idiomaticChapter is the first whose
-// suite proves that a Redis needs no finalizer (a fact of the suites'
-// framework, not of the table).
+// their own), and that inject faults.
 var (
 	inClusterChapter = firstWith(func(c chapters.Chapter) bool { return c.InCluster })
 	admissionChapter = firstWith(func(c chapters.Chapter) bool { return c.Webhook })
 	faultsChapter    = firstWith(func(c chapters.Chapter) bool { return c.Faults })
 )
-
-const idiomaticChapter = 7
 
 // firstWith is the number of the first chapter that has what has asks for;
 // past every chapter if none has.

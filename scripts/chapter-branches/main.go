@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -97,6 +98,9 @@ func run() error {
 		}
 		return nil
 	}
+	if err := sameTable(ctx, r, *from); err != nil {
+		return err
+	}
 	if *verifyOnly {
 		return verifyBranches(ctx, r, *from, *binDir, *workDir, os.Stdout)
 	}
@@ -105,4 +109,25 @@ func run() error {
 		fmt.Println(l)
 	}
 	return err
+}
+
+// sameTable refuses to make or check the branches of a commit whose
+// chapters are not the table this tool was built with (a table edited in
+// the work tree and not committed, or FROM an older commit): the layout
+// of each branch and the rows of its scripts/chapters.mk come from the
+// table.
+func sameTable(ctx context.Context, r *repo, from string) error {
+	out, err := r.git(ctx, "ls-tree", "-d", "--name-only", from+":chapters")
+	if err != nil {
+		return err
+	}
+	var want []string
+	for _, c := range chapters.All {
+		want = append(want, c.Name())
+	}
+	if got := strings.Fields(out); !slices.Equal(got, want) {
+		return fmt.Errorf("the chapters of %s (%s) are not those of the table this tool was built from, chapters/chapters.go (%s): commit the table, or make the branches of the commit the tool is built from",
+			from, strings.Join(got, " "), strings.Join(want, " "))
+	}
+	return nil
 }

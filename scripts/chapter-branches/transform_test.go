@@ -108,7 +108,7 @@ func TestBranchPath(t *testing.T) {
 // the files outside the chapters that come with chapter N, and only those.
 func TestArrivals(t *testing.T) {
 	files := []string{
-		"chapters/10-in-cluster/redis_controller.go", "tests/framework/incluster.go",
+		"chapters/10-in-cluster/redis_controller.go", "tests/framework/deployed.go",
 		"config/manager/manager.yaml", "config/rbac/role.yaml", "config/rbac/service_account.yaml",
 		"config/webhook/service.yaml", "config/webhook/manifests.yaml", "config/crd/kustomization.yaml",
 		"scripts/deploy.mk", "scripts/image/image.go", "scripts/certs/certs.go",

@@ -32,8 +32,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
+
+	"example.com/redis-operator/chapters"
 )
 
 func main() {
@@ -168,9 +169,9 @@ func (ex *exercises) chapterNumber(arg string, required bool) (int, error) {
 		}
 		return p.Current, nil
 	}
-	n, err := strconv.Atoi(arg)
-	if err != nil || n < 1 {
-		return 0, fmt.Errorf("a chapter is a number, got %q", arg)
+	c, err := chapters.Parse(arg)
+	if err != nil {
+		return 0, err
 	}
-	return n, nil
+	return c.Number, nil
 }

@@ -50,7 +50,8 @@ func run() error {
 		procs            int
 		variant          variantFlags
 	)
-	flag.IntVar(&chapter, "chapter", 0, "the chapter whose lesson to prove (1 or more)")
+	var row chapters.Chapter
+	flag.Var(&row, "chapter", "the chapter whose lesson to prove")
 	flag.StringVar(&ginkgo, "ginkgo", "", "the Ginkgo CLI")
 	flag.StringVar(&outDir, "output-dir", "_output/prove", "where the runs' logs and JSON reports go")
 	flag.StringVar(&mutantsDir, "mutants-dir", "_output/mutants", "where the mutants' copies of their chapter go")
@@ -69,6 +70,7 @@ func run() error {
 	specTarget := flag.String("spec-target", "", "with --spec-exercise: the full text of the chapter's spec that the learner's stands for (its mutants are the ones to kill)")
 	check := flag.Bool("check", false, "with --variant: judge the variant as chapter N itself (make check, of an exercise): its lesson specs must pass, then the rest of its suite; one line per spec")
 	flag.Parse()
+	chapter = row.Number
 	if chapter < 1 || ginkgo == "" || procs < 1 || flag.NArg() > 0 ||
 		variant.dir != "" && (variant.bin == "" || variant.role == "") || *check && variant.dir == "" ||
 		(*specFile == "") != (*specTarget == "") {
@@ -85,10 +87,6 @@ func run() error {
 	suite := fmt.Sprintf("tests/chapter%02d", chapter)
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return err
-	}
-	row, err := chapters.Get(chapter)
-	if err != nil {
-		return fmt.Errorf("--chapter: %w", err)
 	}
 	// How the chapter is proven, as the table of chapters says. A chapter
 	// that rewrites an earlier one has no lesson spec (none can fail

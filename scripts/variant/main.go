@@ -48,15 +48,15 @@ func main() {
 
 func run() error {
 	var (
-		chapter                 int
+		chapter                 chapters.Chapter
 		dir, out, controllerGen string
 	)
-	flag.IntVar(&chapter, "chapter", 0, "the chapter whose package the variant replaces")
+	flag.Var(&chapter, "chapter", "the chapter whose package the variant replaces")
 	flag.StringVar(&dir, "dir", "", "the variant: a directory of this repository holding the package's Go files")
 	flag.StringVar(&out, "out", "_output/variant", "where the overlay and the generated role go")
 	flag.StringVar(&controllerGen, "controller-gen", "", "controller-gen, at the course's pinned version")
 	flag.Parse()
-	if chapter < 1 || dir == "" || controllerGen == "" || flag.NArg() > 0 {
+	if chapter.Number == 0 || dir == "" || controllerGen == "" || flag.NArg() > 0 {
 		return errors.New("usage: variant --chapter N --dir DIR [--out DIR] --controller-gen PATH")
 	}
 	root, err := os.Getwd()
@@ -86,7 +86,7 @@ func run() error {
 				return err
 			}
 		}
-		fmt.Printf("variant %s of chapter %d: overlay in %s, and the chapter's role: the variant's markers are the chapter's\n", v.relDir, chapter, out)
+		fmt.Printf("variant %s of chapter %d: overlay in %s, and the chapter's role: the variant's markers are the chapter's\n", v.relDir, chapter.Number, out)
 		return nil
 	}
 	// controller-gen loads the variant as a package of this module, at
@@ -104,7 +104,7 @@ func run() error {
 	if _, err := os.Stat(filepath.Join(out, "role.yaml")); err != nil {
 		return fmt.Errorf("controller-gen wrote no role for %s: it has no +kubebuilder:rbac marker", v.relDir)
 	}
-	fmt.Printf("variant %s of chapter %d: overlay and role in %s\n", v.relDir, chapter, out)
+	fmt.Printf("variant %s of chapter %d: overlay and role in %s\n", v.relDir, chapter.Number, out)
 	return nil
 }
 
@@ -120,12 +120,9 @@ type variant struct {
 // prepare checks that dir can stand in for chapter's package: it is in
 // the repository, it is not the chapter itself, and its Go files are of
 // the chapter's package.
-func prepare(root string, chapter int, dir string) (*variant, error) {
-	row, err := chapters.Get(chapter)
-	if err != nil {
-		return nil, fmt.Errorf("--chapter: %w", err)
-	}
+func prepare(root string, row chapters.Chapter, dir string) (*variant, error) {
 	v := &variant{chapterDir: filepath.Join(root, filepath.FromSlash(row.Dir()))}
+	var err error
 	if v.dir, err = filepath.Abs(dir); err != nil {
 		return nil, err
 	}
@@ -133,7 +130,7 @@ func prepare(root string, chapter int, dir string) (*variant, error) {
 		return nil, fmt.Errorf("the variant %s must be inside the repository %s: it is built as a package of this module", dir, root)
 	}
 	if v.dir == v.chapterDir {
-		return nil, fmt.Errorf("the variant %s is chapter %d itself", dir, chapter)
+		return nil, fmt.Errorf("the variant %s is chapter %d itself", dir, row.Number)
 	}
 	if info, err := os.Stat(v.dir); err != nil || !info.IsDir() {
 		return nil, fmt.Errorf("the variant %s is not a directory", dir)
@@ -147,7 +144,7 @@ func prepare(root string, chapter int, dir string) (*variant, error) {
 		return nil, err
 	}
 	if got != want {
-		return nil, fmt.Errorf("the variant %s is package %s; it stands in for chapter %d's package, so it must be package %s", dir, got, chapter, want)
+		return nil, fmt.Errorf("the variant %s is package %s; it stands in for chapter %d's package, so it must be package %s", dir, got, row.Number, want)
 	}
 	v.chapterFiles, _ = goFiles(v.chapterDir)
 	v.files, _ = goFiles(v.dir)

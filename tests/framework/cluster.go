@@ -1,6 +1,3 @@
-// Package framework is what every chapter's end-to-end suite shares: a
-// cluster from a provider, a kubectl runner, the operator as a separate
-// process under its own RBAC, per-spec namespaces and a failure dump.
 package framework
 
 import (

@@ -1,0 +1,21 @@
+// Package framework is what every chapter's end-to-end suite shares, in
+// files by what they are about:
+//
+//   - the suite: framework.go (its Env, set-up, namespaces, timing, the
+//     lesson's marks), parallel.go (specs on several processes),
+//     cluster.go (the cluster and the repository), dump.go (what a failed
+//     spec reports);
+//   - the cluster: proxy.go (reads and assertions through a client),
+//     kubectl.go (the real kubectl, as a learner types it);
+//   - the operator on the host: operator.go (a process under its own
+//     RBAC, its metrics), reconcilelog.go (its reconciles, read from its
+//     log), trace.go (one pod deletion followed through its log);
+//   - the operator deployed: deployed.go (make deploy, its replicas),
+//     webhook.go (its webhook and certificates), leasewatch.go (leader
+//     election, read from the Lease);
+//   - the test build that injects faults: faults.go;
+//   - the specs several chapters prove: behaviour.go and
+//     behaviour_steps.go (rebuild, scale, status, ...), nofinalizer.go
+//     (the owner reference alone, and finalizers left from before),
+//     ownpods.go (a cache of the operator's own pods).
+package framework
