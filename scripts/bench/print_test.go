@@ -453,10 +453,10 @@ func TestReportJSON(t *testing.T) {
 }
 
 func TestFit(t *testing.T) {
-	chapters := func(objects int) config {
+	withObjects := func(objects int) config {
 		return config{oldChapters: chapterList{5, 7}, newChapter: 9, objects: objects}
 	}
-	c := chapters(0)
+	c := withObjects(0)
 	if fixed := c.fixedPods(); fixed != 5*replicas+4 {
 		t.Errorf("fixedPods() = %d for five targets, want %d", fixed, 5*replicas+4)
 	}
@@ -465,15 +465,15 @@ func TestFit(t *testing.T) {
 	}
 	// Convergence runs one target's objects at a time, API cost the three
 	// operators' at once.
-	c = chapters(0)
+	c = withObjects(0)
 	if err := c.fit(110); err != nil || c.objects != (110-c.fixedPods())/3 || c.apiObjects != (110-c.fixedPods())/9 {
 		t.Errorf("fit(110) = %d objects, %d API objects, %v; want what 110 pods hold", c.objects, c.apiObjects, err)
 	}
-	c = chapters(1000)
+	c = withObjects(1000)
 	if err := c.fit(110); err == nil {
 		t.Error("BENCH_N=1000 fit a node of 110 pods")
 	}
-	c = chapters(0)
+	c = withObjects(0)
 	if err := c.fit(c.fixedPods()); err == nil {
 		t.Error("a cluster with no room for any object was accepted")
 	}
