@@ -50,6 +50,7 @@ func pathRules(c chapter) []pathRule {
 		// What the tools and the suites both stand on; not the course's
 		// test of the local cluster itself (make test-local-cluster).
 		{from: "internal/cluster/localcluster/updown_e2e_test.go", to: drop},
+		{from: "internal/makefile", to: drop}, // the course's checks of its Makefiles
 		{from: "internal", to: "internal"},
 		{from: "operator/controller", to: drop}, // the course's table; the chapter's package is internal/controller
 		// The suite protocol without the table: a branch is one chapter.

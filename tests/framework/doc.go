@@ -1,5 +1,6 @@
-// Package framework is what every chapter's end-to-end suite shares, in
-// files by what they are about:
+// Package framework is what the chapters' end-to-end suites share, in
+// files by what they are about (a chapter's branch has those its
+// chapters need):
 //
 //   - the suite: framework.go (its Env, set-up, namespaces, timing, the
 //     lesson's marks), parallel.go (specs on several processes),
@@ -10,10 +11,12 @@
 //   - the operator on the host: operator.go (a process under its own
 //     RBAC, its metrics), reconcilelog.go (its reconciles, read from its
 //     log), trace.go (one pod deletion followed through its log);
-//   - the operator deployed: deployed.go (make deploy, its replicas),
-//     webhook.go (its webhook and certificates), leasewatch.go (leader
-//     election, read from the Lease);
-//   - the test build that injects faults: faults.go;
+//   - the operator deployed, for the chapters that run in the cluster:
+//     deployed.go (make deploy, its replicas), webhook.go (its webhook
+//     and certificates), leasewatch.go (leader election, read from the
+//     Lease);
+//   - the test build that injects faults, for the chapters that have
+//     one: faults.go;
 //   - the specs several chapters prove: behaviour.go and
 //     behaviour_steps.go (rebuild, scale, status, ...), nofinalizer.go
 //     (the owner reference alone, and finalizers left from before),
