@@ -42,6 +42,7 @@ type Controller struct {
 	redisSynced cache.InformerSynced
 
 	queue    workqueue.TypedRateLimitingInterface[cache.ObjectName]
+	waiting  *rebuildFirst // the queue's keys waiting for a worker
 	workers  int
 	recorder events.EventRecorder
 
@@ -81,6 +82,20 @@ func NewController(kube kubernetes.Interface, dyn dynamic.Interface, namespace s
 	redisFactory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(dyn, 0, namespace, nil)
 	redisInformer := redisFactory.ForResource(redisResource)
 
+	// The workqueue, its rate limiter and its delays as
+	// NewTypedRateLimitingQueueWithConfig makes them, with the keys
+	// waiting for a worker kept in rebuildFirst, not in one FIFO.
+	waiting := newRebuildFirst()
+	queue := workqueue.NewTypedRateLimitingQueueWithConfig(
+		workqueue.DefaultTypedControllerRateLimiter[cache.ObjectName](),
+		workqueue.TypedRateLimitingQueueConfig[cache.ObjectName]{
+			Name: "redis",
+			DelayingQueue: workqueue.NewTypedDelayingQueueWithConfig(workqueue.TypedDelayingQueueConfig[cache.ObjectName]{
+				Name:  "redis",
+				Queue: workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[cache.ObjectName]{Name: "redis", Queue: waiting}),
+			}),
+		})
+
 	c := &Controller{
 		kube:        kube,
 		dynamic:     dyn,
@@ -88,10 +103,9 @@ func NewController(kube kubernetes.Interface, dyn dynamic.Interface, namespace s
 		redis:       redisInformer.Lister(),
 		podsSynced:  podInformer.HasSynced,
 		redisSynced: redisInformer.Informer().HasSynced,
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
-			workqueue.DefaultTypedControllerRateLimiter[cache.ObjectName](),
-			workqueue.TypedRateLimitingQueueConfig[cache.ObjectName]{Name: "redis"}),
-		workers: workers,
+		queue:       queue,
+		waiting:     waiting,
+		workers:     workers,
 	}
 	broadcaster := events.NewBroadcaster(&events.EventSinkImpl{Interface: kube.EventsV1()})
 	c.recorder = broadcaster.NewRecorder(eventScheme, "redis-controller")
@@ -116,7 +130,8 @@ func NewController(kube kubernetes.Interface, dyn dynamic.Interface, namespace s
 				c.enqueueOwner(newObj)
 			}
 		},
-		DeleteFunc: c.enqueueOwner,
+		// A pod that is gone: its Redis goes ahead of the others.
+		DeleteFunc: c.enqueueOwnerFirst,
 	})
 	return c
 }
@@ -134,21 +149,37 @@ func (c *Controller) enqueueRedis(obj any) {
 
 // enqueueOwner adds the key of the Redis that controls a pod, if one does.
 func (c *Controller) enqueueOwner(obj any) {
+	if key, ok := ownerKey(obj); ok {
+		c.queue.Add(key)
+	}
+}
+
+// enqueueOwnerFirst adds the key of the Redis that controls a deleted pod
+// ahead of the keys of Redis objects whose pods are all there.
+func (c *Controller) enqueueOwnerFirst(obj any) {
+	if key, ok := ownerKey(obj); ok {
+		c.waiting.urge(key)
+		c.queue.Add(key)
+	}
+}
+
+// ownerKey is the key of the Redis that controls a pod, if one does.
+func ownerKey(obj any) (cache.ObjectName, bool) {
 	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = tombstone.Obj
 	}
 	pod, ok := obj.(*corev1.Pod)
 	if !ok {
-		return
+		return cache.ObjectName{}, false
 	}
 	ref := metav1.GetControllerOf(pod)
 	if ref == nil || ref.Kind != "Redis" {
-		return
+		return cache.ObjectName{}, false
 	}
 	if gv, err := schema.ParseGroupVersion(ref.APIVersion); err != nil || gv.Group != myappv1.GroupVersion.Group {
-		return
+		return cache.ObjectName{}, false
 	}
-	c.queue.Add(cache.ObjectName{Namespace: pod.Namespace, Name: ref.Name})
+	return cache.ObjectName{Namespace: pod.Namespace, Name: ref.Name}, true
 }
 
 // Run waits for the caches, then runs the workers until ctx ends, and

@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -167,5 +168,57 @@ func TestProcessNextWorkItemRetries(t *testing.T) {
 		if n := c.queue.NumRequeues(cacheKey); n != want {
 			t.Errorf("after failure %d the key has %d retries, want %d (AddRateLimited)", want, n, want)
 		}
+	}
+}
+
+// TestADeletedPodsRedisGoesFirst: the Redis of a deleted pod is handed to
+// the next worker ahead of the keys that waited before it, whether it
+// was waiting already, was not queued at all, or was with a worker; the
+// others keep their order.
+func TestADeletedPodsRedisGoesFirst(t *testing.T) {
+	// No object: no informer's event adds a key while the test does.
+	c, _ := newTestController(t, nil)
+	waiting := []cache.ObjectName{{Namespace: "ns", Name: "a"}, {Namespace: "ns", Name: "b"}}
+	get := func() []cache.ObjectName {
+		var got []cache.ObjectName
+		for c.queue.Len() > 0 {
+			key, _ := c.queue.Get()
+			got = append(got, key)
+			c.queue.Done(key)
+		}
+		return got
+	}
+
+	for _, at := range []string{"waiting", "not queued"} {
+		for _, key := range waiting {
+			c.queue.Add(key)
+		}
+		if at == "waiting" {
+			c.queue.Add(cacheKey)
+		}
+		c.enqueueOwnerFirst(ownedPod("cache-0"))
+		if got, want := get(), append([]cache.ObjectName{cacheKey}, waiting...); !slices.Equal(got, want) {
+			t.Errorf("cache %s when its pod was deleted: the queue hands out %v, want %v", at, got, want)
+		}
+	}
+
+	c.queue.Add(cacheKey)
+	key, _ := c.queue.Get() // a worker has cache
+	for _, k := range waiting {
+		c.queue.Add(k)
+	}
+	c.enqueueOwnerFirst(ownedPod("cache-0"))
+	c.queue.Done(key)
+	if got, want := get(), append([]cache.ObjectName{cacheKey}, waiting...); !slices.Equal(got, want) {
+		t.Errorf("cache with a worker when its pod was deleted: the queue hands out %v, want %v", got, want)
+	}
+
+	// A pod's other events do not put its Redis ahead.
+	for _, k := range waiting {
+		c.queue.Add(k)
+	}
+	c.enqueueOwner(ownedPod("cache-0"))
+	if got, want := get(), append(slices.Clone(waiting), cacheKey); !slices.Equal(got, want) {
+		t.Errorf("a pod's create or update: the queue hands out %v, want %v", got, want)
 	}
 }

@@ -18,3 +18,8 @@ var (
 
 // One pod deletion, stage by stage, to set beside chapter 9's.
 var _ = framework.TraceSpec(framework.SpecInput{Env: env})
+
+// Chapter 9's rebuild ahead of a queue of new Redis objects: the
+// controller's own queue puts a deleted pod's Redis first, as chapter 9's
+// priority queue does.
+var _ = framework.RebuildFirstSpec(framework.SpecInput{Env: env})

@@ -2,8 +2,9 @@
 
 // Package chapter13 is the end-to-end suite of chapter 13, under the hood:
 // the operator on client-go alone, judged by the behaviour specs of
-// chapters 5 to 8, unchanged, and one pod deletion followed through its
-// layers (the operator runs with --trace-pods). A rewrite, it has no
+// chapters 5 to 8 and chapter 9's rebuild ahead of a queue, unchanged,
+// and one pod deletion followed through its layers (the operator runs
+// with --trace-pods). A rewrite, it has no
 // lesson spec: make prove-chapter 13 runs the suite, then its mutants.
 package chapter13
 
