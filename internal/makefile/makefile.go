@@ -101,8 +101,11 @@ func Read(in Input) (*Database, error) {
 	// Make, not this process, read the makefiles: stat each, so that go
 	// test, which caches a test's result until a file it opened or
 	// stat'ed changes, runs it again when one of them does.
+	read := map[string]bool{}
 	for _, m := range readFrom.FindAllStringSubmatch(stdout.String(), -1) {
-		f := m[1]
+		read[m[1]] = true
+	}
+	for f := range read {
 		if !filepath.IsAbs(f) {
 			f = filepath.Join(in.Dir, f)
 		}

@@ -129,10 +129,10 @@ func rewritten(n int) (int, bool) {
 }
 
 // base is the chapter that chapter n builds on: n-1, or the chapter it
-// rewrites.
+// rewrites (the table's Chapter.Base).
 func base(n int) int {
-	if b, ok := rewritten(n); ok {
-		return b
+	if c, err := chapters.Get(n); err == nil {
+		return c.Base()
 	}
 	return n - 1
 }

@@ -37,28 +37,7 @@ const labels = `			Labels: map[string]string{
 `
 
 func TestFirstCommands(t *testing.T) {
-	base := os.Getenv("FIRST_COMMAND_DIR")
-	kubectl := os.Getenv("KUBECTL")
-	if base == "" || kubectl == "" || os.Getenv("KUBECONFIG") == "" {
-		t.Fatal("FIRST_COMMAND_DIR, KUBECTL and KUBECONFIG must be set: run make test-first-command")
-	}
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Always the same directory, so that go's build cache, which keys a
-	// package on its directory too, serves the next run; one run at a
-	// time on the machine.
-	if err := os.MkdirAll(base, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	lock(t, filepath.Join(base, "lock"))
-	stopGroupsOnSignal()
-	clone := filepath.Join(base, "course")
-	if err := os.RemoveAll(clone); err != nil {
-		t.Fatal(err)
-	}
-	run(t, "", "git", "clone", "-q", root, clone)
+	clone, kubectl := freshClone(t, "course", "test-first-command")
 	if _, err := os.Stat(filepath.Join(clone, "bin")); !os.IsNotExist(err) {
 		t.Fatalf("the fresh clone has a bin/ (%v)", err)
 	}
@@ -107,6 +86,35 @@ func TestFirstCommands(t *testing.T) {
 			t.Errorf("make test-chapter 1 failed, but not in the lesson spec %q: %v", lessonSpec, err)
 		}
 	})
+}
+
+// freshClone clones HEAD of the course into FIRST_COMMAND_DIR/name for a
+// test that make target runs, and returns the clone and the kubectl to
+// use. Always the same directory, so that go's build cache, which keys a
+// package on its directory too, serves the next run; one run at a time
+// on the machine (a lock per name).
+func freshClone(t *testing.T, name, target string) (clone, kubectl string) {
+	t.Helper()
+	base := os.Getenv("FIRST_COMMAND_DIR")
+	kubectl = os.Getenv("KUBECTL")
+	if base == "" || kubectl == "" || os.Getenv("KUBECONFIG") == "" {
+		t.Fatalf("FIRST_COMMAND_DIR, KUBECTL and KUBECONFIG must be set: run make %s", target)
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(base, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lock(t, filepath.Join(base, name+".lock"))
+	stopGroupsOnSignal()
+	clone = filepath.Join(base, name)
+	if err := os.RemoveAll(clone); err != nil {
+		t.Fatal(err)
+	}
+	run(t, "", "git", "clone", "-q", root, clone)
+	return clone, kubectl
 }
 
 // makeRun runs make run N as a learner does and stops it once it has
@@ -244,8 +252,13 @@ func endGroup(pid int) {
 // stopGroupsOnSignal kills every group when the test is interrupted (^C,
 // or a timeout's SIGTERM): being groups of their own, they would not get
 // the signal, and an operator left running would reconcile every Redis of
-// the cluster the next steps use.
-func stopGroupsOnSignal() {
+// the cluster the next steps use. Once per process, whichever test calls
+// it first.
+func stopGroupsOnSignal() { stopGroupsOnce.Do(stopGroups) }
+
+var stopGroupsOnce sync.Once
+
+func stopGroups() {
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
 	go func() {

@@ -25,27 +25,7 @@ import (
 // chapter-branches makes its branch. In a fresh clone of the course, on
 // the cluster that is up (make test-scratch-chapter).
 func TestScratchChapter(t *testing.T) {
-	base := os.Getenv("FIRST_COMMAND_DIR")
-	kubectl := os.Getenv("KUBECTL")
-	if base == "" || kubectl == "" || os.Getenv("KUBECONFIG") == "" {
-		t.Fatal("FIRST_COMMAND_DIR, KUBECTL and KUBECONFIG must be set: run make test-scratch-chapter")
-	}
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(base, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	// The same directory each run, for go's build cache (as
-	// TestFirstCommands does), and its own lock.
-	lock(t, filepath.Join(base, "scratch.lock"))
-	stopGroupsOnSignal()
-	clone := filepath.Join(base, "scratch")
-	if err := os.RemoveAll(clone); err != nil {
-		t.Fatal(err)
-	}
-	run(t, "", "git", "clone", "-q", root, clone)
+	clone, kubectl := freshClone(t, "scratch", "test-scratch-chapter")
 
 	last := chapters.Latest()
 	next := chapters.Chapter{Number: last.Number + 1, Slug: "scratch", Rewrites: last.Rewrites}
