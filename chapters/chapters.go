@@ -35,8 +35,9 @@ type Chapter struct {
 	// Webhook: it serves the validating webhook (with its certificates
 	// and a CRD of its own).
 	Webhook bool
-	// Faults: its suite runs the test build that injects faults (make
-	// build-faults; a variant of it is built that way too).
+	// Faults: its suite injects faults: it runs the operator on the host,
+	// where it can crash it, and its test build (make build-faults; a
+	// variant of it is built that way too).
 	Faults bool
 	// ProvedByMutants: its lesson specs are proven red against its own
 	// mutants of them (chapters/NN-slug/mutants), not against the chapter
@@ -58,16 +59,20 @@ var All = []Chapter{
 	{Number: 9, Slug: "at-scale"},
 	{Number: 10, Slug: "in-cluster", InCluster: true},
 	{Number: 11, Slug: "admission", InCluster: true, Webhook: true},
-	{Number: 12, Slug: "faults", InCluster: true, Webhook: true, Faults: true, ProvedByMutants: true},
+	// Chapter 11's operator under faults, one kind of fault a chapter:
+	// what the chapter adds is in its suite and the operator's test build.
+	{Number: 12, Slug: "crash-every-write", InCluster: true, Webhook: true, Faults: true, ProvedByMutants: true},
+	{Number: 13, Slug: "cache-behind", InCluster: true, Webhook: true, Faults: true, ProvedByMutants: true},
+	{Number: 14, Slug: "apiserver-away", InCluster: true, Webhook: true, Faults: true, ProvedByMutants: true},
 	// Chapter 9's operator on client-go alone, to show what
 	// controller-runtime is made of.
-	{Number: 13, Slug: "under-the-hood", Rewrites: 9},
+	{Number: 15, Slug: "under-the-hood", Rewrites: 9},
 }
 
 // Shipped is the number of the chapter the operator runs unless another
 // is asked for, whose role and webhook configuration config/ holds: the
 // course's last chapter on controller-runtime.
-const Shipped = 12
+const Shipped = 14
 
 // Name is the chapter's directory name, NN-slug.
 func (c Chapter) Name() string { return fmt.Sprintf("%02d-%s", c.Number, c.Slug) }

@@ -34,7 +34,7 @@ var scheme = runtime.NewScheme()
 
 // injectFaults is nil in the operator that ships. The test build (the tag
 // faults: make build-faults) sets it, in faults.go, to faults.Inject, so
-// that the suites of chapter 12 can make this process misbehave on
+// that the suites of chapters 12 and 13 can make this process misbehave on
 // purpose; see operator/faults.
 var injectFaults func(*ctrl.Options) (func(ctrl.Manager) error, error)
 

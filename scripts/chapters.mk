@@ -1,10 +1,10 @@
 # The table of chapters (the course's chapters/chapters.go) for Make.
 # Generated; do not edit. Each variable but the first two lists
 # chapter numbers.
-CHAPTER_NAMES := 01-create-pods 02-finalizer-tracking 03-owner-references 04-watch-pod-deletes 05-rebuild-pods 06-scale-and-status 07-idiomatic 08-own-pods 09-at-scale 10-in-cluster 11-admission 12-faults 13-under-the-hood
-SHIPPED_CHAPTER := 12
-REWRITES := 13
-IN_CLUSTER_CHAPTERS := 10 11 12
-WEBHOOK_CHAPTERS := 11 12
-FAULTS_CHAPTERS := 12
-PROVED_BY_MUTANTS := 12
+CHAPTER_NAMES := 01-create-pods 02-finalizer-tracking 03-owner-references 04-watch-pod-deletes 05-rebuild-pods 06-scale-and-status 07-idiomatic 08-own-pods 09-at-scale 10-in-cluster 11-admission 12-crash-every-write 13-cache-behind 14-apiserver-away 15-under-the-hood
+SHIPPED_CHAPTER := 14
+REWRITES := 15
+IN_CLUSTER_CHAPTERS := 10 11 12 13 14
+WEBHOOK_CHAPTERS := 11 12 13 14
+FAULTS_CHAPTERS := 12 13 14
+PROVED_BY_MUTANTS := 12 13 14

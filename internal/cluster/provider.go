@@ -40,7 +40,7 @@ type Provider interface {
 	// StopAPIServer stops the cluster's API server, as an upgrade or a
 	// crash of the control plane would, and returns once it has stopped;
 	// its storage and every other component keep running. StartAPIServer
-	// starts it again as it was and returns once it answers. Chapter 12's
+	// starts it again as it was and returns once it answers. Chapter 14's
 	// suite restarts the API server with them. ErrUnsupported on the
 	// existing backend.
 	StopAPIServer(ctx context.Context, out io.Writer) error

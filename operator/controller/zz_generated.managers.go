@@ -17,8 +17,10 @@ import (
 	ch09 "example.com/redis-operator/chapters/09-at-scale"
 	ch10 "example.com/redis-operator/chapters/10-in-cluster"
 	ch11 "example.com/redis-operator/chapters/11-admission"
-	ch12 "example.com/redis-operator/chapters/12-faults"
-	ch13 "example.com/redis-operator/chapters/13-under-the-hood"
+	ch12 "example.com/redis-operator/chapters/12-crash-every-write"
+	ch13 "example.com/redis-operator/chapters/13-cache-behind"
+	ch14 "example.com/redis-operator/chapters/14-apiserver-away"
+	ch15 "example.com/redis-operator/chapters/15-under-the-hood"
 )
 
 // managers are the chapters' NewManager, by the chapter's number: one
@@ -37,4 +39,6 @@ var managers = map[int]func(*rest.Config, ctrl.Options) (ctrl.Manager, error){
 	11: ch11.NewManager,
 	12: ch12.NewManager,
 	13: ch13.NewManager,
+	14: ch14.NewManager,
+	15: ch15.NewManager,
 }

@@ -2,8 +2,8 @@
 // that find the bugs of a controller (Sieve, OSDI '22; Acto, SOSP '23): a
 // crash between two writes, a write the API server refuses, a cache that
 // is behind. Environment variables ask for each fault; the end-to-end
-// suites of chapter 12 set them, and so can you (see chapter 12's
-// README).
+// suites of chapters 12 and 13 set them, and so can you (see their
+// READMEs).
 //
 // It is never in the operator that ships: only a build with the tag
 // faults (make build-faults: bin/operator-faults, which the suites run on

@@ -1,12 +1,12 @@
 // Package trace follows pod events through the layers of an operator's
 // informer, from the API server's watch to the event handlers, and the
 // operator's pod creates, writing one log line per stage (`bin/operator
-// --trace-pods`). Chapter 13's suite reads the lines to follow one
+// --trace-pods`). Chapter 15's suite reads the lines to follow one
 // `kubectl delete pod` from the watch to the pod created again.
 //
 // It stands in the hooks that controller-runtime's cache offers
 // (cache.Options.NewInformer, through which the cache makes every
-// informer) and the REST config's transport wrapper; chapter 13's
+// informer) and the REST config's transport wrapper; chapter 15's
 // client-go controller makes its pod informer through the same hook. The
 // stages, in the order client-go goes through them:
 //

@@ -44,6 +44,7 @@ func pathRules(c chapter) []pathRule {
 		{from: "tests/framework/leasewatch.go", to: "test/e2e/framework/leasewatch.go", since: inClusterChapter},
 		{from: "tests/framework/leasewatch_test.go", to: "test/e2e/framework/leasewatch_test.go", since: inClusterChapter},
 		{from: "tests/framework/faults.go", to: "test/e2e/framework/faults.go", since: faultsChapter},
+		{from: "tests/framework/scenario.go", to: "test/e2e/framework/scenario.go", since: faultsChapter},
 		{from: "tests/framework", to: "test/e2e/framework"},
 		// What the unit tests stand on.
 		{from: "tests/fakeapi", to: "test/fakeapi"},
@@ -115,11 +116,11 @@ func firstWith(has func(chapters.Chapter) bool) int {
 }
 
 // rewritten returns the chapter that chapter n rewrites (the table's
-// Rewrites), and whether it rewrites one: chapter 13 is chapter 9's
+// Rewrites), and whether it rewrites one: chapter 15 is chapter 9's
 // operator on client-go alone. Its branch has its base's layout (chapter
 // 9 runs on your machine: no manifests, webhook or faults), its commit is
 // its base's child, and its lesson is its diff against its base (make
-// diff-chapter 13).
+// diff-chapter 15).
 func rewritten(n int) (int, bool) {
 	c, err := chapters.Get(n)
 	if err != nil || c.Rewrites == 0 {

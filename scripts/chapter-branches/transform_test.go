@@ -120,6 +120,7 @@ func TestArrivals(t *testing.T) {
 		10: {"config/manager/manager.yaml", "config/rbac/service_account.yaml", "scripts/deploy.mk", "scripts/image/image.go"},
 		11: {"config/webhook/service.yaml", "scripts/certs/certs.go"},
 		12: {"operator/faults.go", "operator/faults/faults.go"},
+		13: nil,
 	} {
 		if got := arrivals(n, files); !slices.Equal(got, want) {
 			t.Errorf("arrivals(%d) = %q, want %q", n, got, want)
@@ -331,7 +332,7 @@ func TestBranchMakefileBuildsWhatItRuns(t *testing.T) {
 		vars  []string
 		needs []string
 	}
-	for _, c := range []chapter{{1, "create-pods"}, {10, "in-cluster"}, {11, "admission"}, {12, "faults"}, {13, "under-the-hood"}} {
+	for _, c := range []chapter{{1, "create-pods"}, {10, "in-cluster"}, {11, "admission"}, {12, "crash-every-write"}, {14, "apiserver-away"}, {15, "under-the-hood"}} {
 		dir := t.TempDir()
 		writeFile(t, dir, "Makefile", string(chapterMakefile(rendered, c)), 0o644)
 		include, err := chapterInclude(c)

@@ -323,8 +323,9 @@ func runMutant(in mutantsInput, m *mutant) (mutantResult, error) {
 // against the chapter) must have a mutant, and each of its mutants must
 // fail it after its lesson step, in the mutant's step. It is for a
 // chapter whose lesson the chapter before cannot show as red for the
-// right reason (chapter 12's fault switches: chapter 11 has none, so its
-// lesson specs fail there for want of a switch, not of a fix).
+// right reason (the fault chapters: each has the package of the chapter
+// before, which passes its lesson specs, or, before the first of them,
+// fails them for want of a fault switch, not of a fix).
 func proveByMutants(in mutantsInput, green *runResult) error {
 	ms, err := readMutants(in.chapterDir, in.run.chapter, "")
 	if err != nil {

@@ -49,7 +49,7 @@ func specOverlay(suite, specFile, outDir string) (string, error) {
 // and fail, the same way, against each of the chapter's mutants of the
 // spec the learner's stands for (target). A mutant that survives is named
 // with the bug it has. againstMutants: the chapter is proven against its
-// mutants (chapter 12), which then stand in for chapter N-1, at the
+// mutants (chapters 12 to 14), which then stand in for chapter N-1, at the
 // deciding check too.
 func checkSpecExercise(in mutantsInput, specFile, target string, againstMutants bool) error {
 	chapter := in.run.chapter

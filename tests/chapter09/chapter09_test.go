@@ -26,13 +26,13 @@ var (
 	_ = framework.OwnPodsSpec(framework.SpecInput{Env: env})
 )
 
-// One pod deletion, stage by stage (chapter 13 prints the same for its
+// One pod deletion, stage by stage (chapter 15 prints the same for its
 // client-go controller, to set beside this one).
 var _ = framework.TraceSpec(framework.SpecInput{Env: env})
 
 // What chapter 9 changes. Its specs read the operator's log and count its
 // reconciles, so each runs alone (Serial): a rebuild goes ahead of the
-// new Redis objects waiting (a spec chapter 13 proves too), and the
+// new Redis objects waiting (a spec chapter 15 proves too), and the
 // workers that reconcile several at once.
 var _ = framework.RebuildFirstSpec(framework.SpecInput{Env: env, Lesson: true})
 

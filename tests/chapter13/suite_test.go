@@ -1,11 +1,10 @@
 //go:build e2e
 
-// Package chapter13 is the end-to-end suite of chapter 13, under the hood:
-// the operator on client-go alone, judged by the behaviour specs of
-// chapters 5 to 8 and chapter 9's rebuild ahead of a queue, unchanged,
-// and one pod deletion followed through its layers (the operator runs
-// with --trace-pods). A rewrite, it has no
-// lesson spec: make prove-chapter 13 runs the suite, then its mutants.
+// Package chapter13 is the end-to-end suite of chapter 13, a cache behind
+// and writes refused. It runs the operator's test build as a host
+// process, as `make run` does, with its pod watch held behind a gate or
+// each of its writes answered 409 Conflict once, and checks that it
+// deletes no pod it did not make and makes a refused write again.
 package chapter13
 
 import (
@@ -17,9 +16,9 @@ import (
 	"example.com/redis-operator/tests/framework"
 )
 
-var env = framework.NewSuite(13, framework.TraceArgs...)
+var env = framework.NewFaultSuite(13)
 
 func TestChapter13(t *testing.T) {
 	RegisterFailHandler(Fail)
-	RunSpecs(t, "Chapter 13: under the hood", Label("chapter-13"))
+	RunSpecs(t, "Chapter 13: a cache behind and writes refused", Label("chapter-13"))
 }

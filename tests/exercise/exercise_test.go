@@ -9,8 +9,8 @@
 // the start); this checks make check's own path.
 // Chapter 5's spec exercise too: make check-spec must refuse the skeleton
 // and pass an answer (testdata), which kills the chapter's mutant of the
-// spec it stands for; and chapter 12's, judged against its mutant in
-// place of chapter 11. Run it with `make test-exercise` (CI does, on the
+// spec it stands for; and chapter 13's, judged against its mutant in
+// place of chapter 12. Run it with `make test-exercise` (CI does, on the
 // local backend).
 package exercise
 
@@ -137,31 +137,32 @@ func TestSpecExerciseFive(t *testing.T) {
 	mustSay(out, "Against the mutant trusts-the-record", "Your spec proves chapter 5's lesson", "it kills 1 mutants")
 }
 
-// Chapter 12's spec exercise, whose chapter is proven against its
-// mutants, not against chapter 11 (which passes its specs): an answer
-// (testdata) passes against chapter 12 and fails against the mutant of
-// the spec it stands for, at its deciding check; no run against chapter
-// 11. (The skeleton's refusal is chapter 5's path, above.)
-func TestSpecExerciseTwelve(t *testing.T) {
+// Chapter 13's spec exercise, whose chapter is proven against its
+// mutants, not against chapter 12 (which passes its specs: the same
+// package): an answer (testdata) passes against chapter 13 and fails
+// against the mutant of the spec it stands for, at its deciding check; no
+// run against chapter 12. (The skeleton's refusal is chapter 5's path,
+// above.)
+func TestSpecExerciseThirteen(t *testing.T) {
 	root, rel, runMake, mustSay := setup(t)
 
-	if _, err := runMake("exercise-spec", "12"); err != nil {
-		t.Fatalf("make exercise-spec 12: %v", err)
+	if _, err := runMake("exercise-spec", "13"); err != nil {
+		t.Fatalf("make exercise-spec 13: %v", err)
 	}
-	answer, err := os.ReadFile(filepath.Join("testdata", "spec12_test.go.txt"))
+	answer, err := os.ReadFile(filepath.Join("testdata", "spec13_test.go.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(root, rel, "spec-12-faults", "spec_test.go"), answer, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(root, rel, "spec-13-cache-behind", "spec_test.go"), answer, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := runMake("check-spec", "12")
+	out, err := runMake("check-spec", "13")
 	if err != nil {
-		t.Fatalf("make check-spec 12 failed with an answer: %v", err)
+		t.Fatalf("make check-spec 13 failed with an answer: %v", err)
 	}
-	mustSay(out, "Against chapter 12:", "Against the mutant delete-by-name", "Your spec proves chapter 12's lesson", "against its 1 mutants")
-	if strings.Contains(out, "Against chapter 11") {
-		t.Error("make check-spec 12 ran the spec against chapter 11, which passes chapter 12's specs")
+	mustSay(out, "Against chapter 13:", "Against the mutant delete-by-name", "Your spec proves chapter 13's lesson", "against its 1 mutants")
+	if strings.Contains(out, "Against chapter 12") {
+		t.Error("make check-spec 13 ran the spec against chapter 12, which passes chapter 13's specs")
 	}
 }
 

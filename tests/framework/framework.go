@@ -350,7 +350,7 @@ const provisionTimeout = 2 * time.Minute
 // account"), and the kube-root-ca.crt ConfigMap, without which a kubelet
 // cannot mount the pod's API token. The controller manager makes both as
 // soon as it sees the namespace: at once, unless its watch of namespaces
-// is waiting out a back-off, as it may for a minute after chapter 12's
+// is waiting out a back-off, as it may for a minute after chapter 14's
 // specs restart the API server; a spec that created a Redis then would see
 // its pods refused for no fault of the operator. Kubernetes' own
 // end-to-end framework waits for both too.

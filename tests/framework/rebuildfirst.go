@@ -32,7 +32,7 @@ const (
 )
 
 // RebuildFirstSpec proves that a deleted pod does not wait behind a queue
-// of new Redis objects: chapter 9's priority queue, and chapter 13's
+// of new Redis objects: chapter 9's priority queue, and chapter 15's
 // queue of its own on client-go. It reads the operator's log, so it runs
 // alone (Serial).
 func RebuildFirstSpec(in SpecInput) bool {

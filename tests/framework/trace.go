@@ -183,7 +183,7 @@ func formatStages(stages []TraceStage) string {
 // layers, from the reflector's watch to the new pod's watch event, and
 // prints the stages with their times. The suite runs the operator with
 // TraceArgs. It is no lesson: every chapter that rebuilds pods passes it,
-// controller-runtime's through the cache's informer hook and chapter 13's
+// controller-runtime's through the cache's informer hook and chapter 15's
 // client-go controller through the same hook, so that their prints can
 // be set side by side.
 func TraceSpec(in SpecInput) bool {

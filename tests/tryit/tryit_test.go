@@ -177,7 +177,7 @@ func run(t *testing.T, root, kubectl string, steps []docs.Step) {
 	}
 	if failed {
 		// The operators of the session log to operator.log, or to a file
-		// of their own (chapter 12's stale.log): the newest is the last's.
+		// of their own (chapter 13's stale.log): the newest is the last's.
 		if name, log := newestLog(root, start); name != "" {
 			t.Logf("%s (the session's last operator), last lines:\n%s", name, lastLines(log, 40))
 		}
