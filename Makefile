@@ -344,8 +344,8 @@ test-chapters: check-test-chapters $(GINKGO) build cluster-up ## Run every chapt
 	@$(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator $(ginkgo_e2e) $(addprefix tests/chapter,$(test_chapters_nn))
 
 .PHONY: test-faults
-test-faults: $(GINKGO) build build-faults cluster-up ## Crash the operator of the chapters with faults (FAULTS_CHAPTERS) after each of its writes in turn; every run must end as the run without a crash does.
-	@$(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator OPERATOR_FAULTS_BIN=$(BIN)/operator-faults $(ginkgo_e2e) --fail-on-empty --label-filter=crash-sweep $(foreach n,$(FAULTS_CHAPTERS),tests/chapter$(call two_digits,$(n)))
+test-faults: $(GINKGO) build build-faults cluster-up ## The crash sweep alone (the first fault chapter's lesson): the operator crashed after each of its writes in turn; every run must end as the run without a crash does.
+	@$(with_kubeconfig) OPERATOR_BIN=$(BIN)/operator OPERATOR_FAULTS_BIN=$(BIN)/operator-faults $(ginkgo_e2e) --fail-on-empty --label-filter=crash-sweep tests/chapter$(call two_digits,$(firstword $(FAULTS_CHAPTERS)))
 
 .PHONY: bench
 bench: build cluster-up install ## Benchmark chapters 5, 7 and 9 against a StatefulSet and a ReplicaSet (BENCH_SAMPLES, BENCH_N, BENCH_UNRELATED_PODS, BENCH_FLAGS); table on stdout, samples in _output/bench/.

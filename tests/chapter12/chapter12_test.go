@@ -24,7 +24,7 @@ var _ = Describe("The operator crashed right after each of its writes in turn", 
 })
 
 var _ = Describe("The operator stopped while a Redis changes three times", Serial, func() {
-	It("acts, once started, on the last state only", func(ctx SpecContext) {
+	It("acts, once started, on the last state only", framework.Lesson, func(ctx SpecContext) {
 		expectLastStateOnly(ctx, env.NewNamespace(ctx))
 	})
 })
@@ -371,12 +371,13 @@ func expectLastStateOnly(ctx context.Context, ns string) {
 	before := env.RunScenario(ctx, ns, steps)[0]
 	Expect(env.Operator.Stop()).To(Succeed())
 
-	By("scaling to 5, then 1, then 4, with the operator stopped")
+	framework.LessonStep("scaling to 5, then 1, then 4, with the operator stopped")
 	for _, n := range []string{"5", "1", "4"} {
 		env.MustKubectl(ctx, "scale", "redis", framework.ScenarioRedis, "-n", ns, "--replicas="+n)
 	}
 	offset := env.Operator.LogOffset()
 	Expect(env.StartSupervised(ctx, framework.CountWrites, framework.CountWrites)).To(Succeed())
+	framework.DecidingCheck("started, the operator ends with the 4 pods the Redis asks for now, the first 3 the same objects, having made one create, of cache-3, and status patches, nothing else")
 	after := env.RunScenario(ctx, ns, []framework.Step{{Name: "start the operator", Want: framework.ConvergedState(4), Do: func(context.Context, string) error { return nil }}})[0]
 	for name, uid := range before.UIDs {
 		Expect(after.UIDs[name]).To(Equal(uid), "pod %s was deleted and made again: the operator acted on a state it never saw", name)
