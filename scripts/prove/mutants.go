@@ -190,9 +190,14 @@ func runMutants(in mutantsInput, green *runResult) error {
 	if err != nil {
 		return err
 	}
+	all := len(ms)
 	ms = slices.DeleteFunc(ms, func(m *mutant) bool { return in.skipSpecs[m.spec] })
-	if len(ms) == 0 {
+	switch {
+	case all == 0:
 		fmt.Printf("=== Chapter %d has no mutants (chapters/%s/mutants/*.patch)\n", in.run.chapter, filepath.Base(in.chapterDir))
+		return nil
+	case len(ms) == 0:
+		fmt.Printf("=== Chapter %d's %d mutants are all of its lesson specs: each ran above\n", in.run.chapter, all)
 		return nil
 	}
 	if in.show {
