@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+
+	"example.com/redis-operator/chapters"
 )
 
 // specFile is where the learner's spec of chapter N goes:
@@ -55,7 +57,11 @@ func (ex *exercises) startSpec(e *exercise, force bool, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "Spec exercise %d, %s: your spec is %s, a skeleton to complete.\n", e.n, e.title(), e.specFile())
 	fmt.Fprintf(w, "The task: %s\n", filepath.Join(e.chapterDir, "exercise", specTaskFile))
-	fmt.Fprintf(w, "Then: make check-spec (red against chapter %d, green against chapter %d, the mutants killed); make hint-spec, one hint at a time.\n", e.n-1, e.n)
+	red := fmt.Sprintf("red against chapter %d, green against chapter %d, the mutants killed", e.n-1, e.n)
+	if row, err := chapters.Get(e.n); err == nil && row.ProvedByMutants {
+		red = fmt.Sprintf("green against chapter %d, red against each of its mutants of the spec, which stand in for chapter %d", e.n, e.n-1)
+	}
+	fmt.Fprintf(w, "Then: make check-spec (%s); make hint-spec, one hint at a time.\n", red)
 	return nil
 }
 
