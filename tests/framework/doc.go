@@ -10,13 +10,16 @@
 //     kubectl.go (the real kubectl, as a learner types it);
 //   - the operator on the host: operator.go (a process under its own
 //     RBAC, its metrics), reconcilelog.go (its reconciles, read from its
-//     log), trace.go (one pod deletion followed through its log);
+//     log), trace.go (one pod deletion followed through its log),
+//     death.go (an operator that exits by itself or panics fails the
+//     spec);
 //   - the operator deployed, for the chapters that run in the cluster:
 //     deployed.go (make deploy, its replicas), webhook.go (its webhook
 //     and certificates), leasewatch.go (leader election, read from the
 //     Lease);
 //   - the test build that injects faults, for the chapters that have
-//     one: faults.go;
+//     one: faults.go, and scenario.go (the scenario the fault chapters
+//     run, and the state each step must end in);
 //   - the specs several chapters prove: behaviour.go and
 //     behaviour_steps.go (rebuild, scale, status, ...), nofinalizer.go
 //     (the owner reference alone, and finalizers left from before),

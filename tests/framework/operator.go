@@ -56,6 +56,9 @@ type Operator struct {
 	stopSupervisor, supervisorDone chan struct{}
 	exitsMu                        sync.Mutex
 	exits                          []error
+	// stopped is set by Stop and cleared by a start: whether the process
+	// that is not running was asked to end.
+	stopped bool
 }
 
 // The ServiceAccount the operator runs as in the suites, and its namespace.
@@ -192,7 +195,7 @@ func (o *Operator) start(ctx context.Context, env []string) error {
 	if err != nil {
 		return err
 	}
-	o.proc = p
+	o.proc, o.stopped = p, false
 	GinkgoWriter.Printf("$ OPERATOR_CHAPTER=%d %sbin/operator %s\n", o.Chapter, strings.Join(append(env, ""), " "), strings.Join(p.Args, " "))
 	return nil
 }
@@ -361,11 +364,23 @@ func (o *Operator) Stop() error {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	o.stopped = true
 	if o.proc != nil && o.proc.Running() {
 		GinkgoWriter.Printf("stopping the chapter %d operator\n", o.Chapter)
 		o.proc.Stop(30 * time.Second)
 	}
 	return nil
+}
+
+// diedUnasked reports whether the operator's process has ended though
+// no one stopped it and no supervisor restarts it, and how it ended.
+func (o *Operator) diedUnasked() (bool, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.proc == nil || o.stopped || o.stopSupervisor != nil || o.proc.Running() {
+		return false, nil
+	}
+	return true, o.proc.Err()
 }
 
 // ReconcileTotal reads controller_runtime_reconcile_total for the "redis"
