@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	. "github.com/onsi/gomega"
+	"example.com/redis-operator/internal/proc"
 )
 
 // An operator that dies, or panics and goes on, must not go unseen. A
@@ -39,30 +39,30 @@ func deathIn(log string, max int) []string {
 	return found
 }
 
-// expectNoDeathSince fails when the operator's log since offset bears a
-// death mark; when says what that part of the log covers.
-func (e *Env) expectNoDeathSince(g Gomega, offset int64, when string) {
+// deathSince says how the operator's log since offset shows it panicked
+// or died (when says what that part of the log covers), or "".
+func (e *Env) deathSince(offset int64, when string) string {
 	if e.Operator == nil || e.Operator.Chapter == 0 {
-		return
+		return ""
 	}
 	lines := deathIn(e.Operator.LogSince(offset), 3)
-	g.Expect(lines).To(BeEmpty(), "the chapter %d operator panicked, or died, %s (its log: %s):\n%s",
+	if len(lines) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the chapter %d operator panicked, or died, %s (its log: %s):\n%s",
 		e.Operator.Chapter, when, e.Operator.LogPath, strings.Join(lines, "\n"))
 }
 
-// expectNotDiedUnasked fails when the operator's process ended while no
-// one had asked it to (Stop), and no supervisor was there to restart it.
-func (e *Env) expectNotDiedUnasked(g Gomega, when string) {
+// diedUnasked says how the operator's process ended while no one had
+// asked it to (Stop), and no supervisor was there to restart it, or "".
+func (e *Env) diedUnasked(when string) string {
 	if e.Operator == nil || e.Operator.Chapter == 0 || e.Operator.remote {
-		return
+		return ""
 	}
 	died, err := e.Operator.diedUnasked()
-	g.Expect(died).To(BeFalse(), "the chapter %d operator exited by itself %s (%v); its log %s ends with:\n%s",
-		e.Operator.Chapter, when, err, e.Operator.LogPath, fmt.Sprint(tailOf(e.Operator.LogSince(0), 20)))
-}
-
-// tailOf is the last n lines of s.
-func tailOf(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+	if !died {
+		return ""
+	}
+	return fmt.Sprintf("the chapter %d operator exited by itself %s (%v); its log %s ends with:\n%s",
+		e.Operator.Chapter, when, err, e.Operator.LogPath, proc.Tail(e.Operator.LogPath, 20))
 }

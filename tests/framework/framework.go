@@ -290,7 +290,6 @@ func (e *Env) Teardown(ctx context.Context) {
 		e.releaseLeftovers(ctx)
 		e.WaitForOtherNamespacesEmpty(ctx, "")
 	}
-
 	// The role was applied server-side; `make deploy` (a chapter 10 Try it
 	// after the suites) applies its own client-side, and kubectl warns
 	// about an object it did not make.
@@ -299,7 +298,7 @@ func (e *Env) Teardown(ctx context.Context) {
 	}
 	// The whole run, the specs' cleanups included, which a spec's own
 	// check (NewNamespace) does not wait for.
-	e.expectNoDeathSince(Default, 0, "in the suite")
+	Expect(e.deathSince(0, "in the suite")).To(BeEmpty(), "the operator under test died or panicked")
 }
 
 // NewNamespace creates a namespace for one spec and registers its cleanup:
@@ -323,17 +322,13 @@ func (e *Env) NewNamespace(ctx context.Context) string {
 		}
 		// An operator that exited by itself, or panicked, fails the spec
 		// (death.go), once the namespace is cleaned up.
-		var died []string
-		if err := InterceptGomegaFailure(func() { e.expectNotDiedUnasked(Default, "during the spec") }); err != nil {
-			died = append(died, err.Error())
-		}
+		died := e.diedUnasked("during the spec")
 		// A Redis keeps its finalizers until a running operator of a
 		// finalizer chapter removes them; make sure one runs. (Only a
 		// Serial spec stops it, on process 1; chapter 0 has none to run.)
 		if e.Operator != nil && e.Operator.Chapter != 0 && !e.Operator.remote && !e.specsRunOperator && !e.Operator.Running() {
 			Expect(e.Operator.Start(ctx)).To(Succeed())
 		}
-
 		// The namespace controller waits 5 s before it deletes anything,
 		// and comes back seconds later each time it finds something left
 		// (half the pods' grace period, or of a guess for finalizers); the
@@ -347,10 +342,7 @@ func (e *Env) NewNamespace(ctx context.Context) string {
 		}
 		Expect(e.Client.DeleteAllOf(ctx, &corev1.Pod{}, client.InNamespace(ns))).To(Succeed(), "deleting the pods of namespace %s", ns)
 		Expect(client.IgnoreNotFound(e.Client.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))).To(Succeed(), "deleting namespace %s", ns)
-		if err := InterceptGomegaFailure(func() { e.expectNoDeathSince(Default, logOffset, "during the spec") }); err != nil {
-			died = append(died, err.Error())
-		}
-		Expect(died).To(BeEmpty(), "the operator under test died or panicked")
+		Expect([]string{died, e.deathSince(logOffset, "during the spec")}).To(HaveEach(BeEmpty()), "the operator under test died or panicked")
 	})
 	e.waitForProvisioned(ctx, ns)
 	return ns
