@@ -105,6 +105,13 @@ FAULTS ?=
 # A variant is built without the symbol table and debug information: a
 # quarter less linking, for each of the mutants that make mutants builds.
 VARIANT_GOFLAGS ?= -ldflags='-s -w'
+# RACE=1 builds the operator under test (bin/operator, its test build that
+# injects faults, a variant, a mutant) with Go's race detector (go build
+# -race, which needs cgo and gcc): a data race the suites provoke is
+# written in the operator's log, and the spec running then fails on it
+# (tests/framework/death.go). CI proves every chapter that way.
+RACE ?=
+operator_build = $(if $(RACE),CGO_ENABLED=1 go build -race,go build)
 build_under_test = $(if $(VARIANT),build-variant,build)
 operator_under_test = $(if $(VARIANT),$(VARIANT_BIN),$(BIN)/operator)
 # What a suite run against a variant needs: its role, its test build that
@@ -183,19 +190,19 @@ demo: build cluster-up install ## Show the shipped chapter rebuilding a pod dele
 
 .PHONY: build
 build: ## Build bin/operator.
-	go build -o $(BIN)/operator $(OPERATOR_MAIN)
+	$(operator_build) -o $(BIN)/operator $(OPERATOR_MAIN)
 
 .PHONY: build-faults
 build-faults: ## Build bin/operator-faults: the test build, which injects the faults REDIS_OPERATOR_FAULT_* ask for (operator/faults); never shipped.
-	go build -tags faults -o $(BIN)/operator-faults $(OPERATOR_MAIN)
+	$(operator_build) -tags faults -o $(BIN)/operator-faults $(OPERATOR_MAIN)
 
 .PHONY: build-variant
 build-variant: check-chapter-1 check-variant $(CONTROLLER_GEN) ## Build bin/operator-variant: the operator with chapter N's package replaced by VARIANT's Go files, and the role from their markers: make build-variant 5 VARIANT=dir
 	@go run ./scripts/variant --chapter $(CHAPTER) --dir '$(VARIANT)' --out $(VARIANT_OUT) --controller-gen $(CONTROLLER_GEN)
-	go build $(VARIANT_GOFLAGS) -overlay $(VARIANT_OUT)/overlay.json -o $(VARIANT_BIN) $(OPERATOR_MAIN)
+	$(operator_build) $(VARIANT_GOFLAGS) -overlay $(VARIANT_OUT)/overlay.json -o $(VARIANT_BIN) $(OPERATOR_MAIN)
 	@if [[ -n '$(FAULTS)' ]] || [[ " $(FAULTS_CHAPTERS) " == *" $$((10#$(CHAPTER))) "* ]]; then \
-	  echo "go build $(VARIANT_GOFLAGS) -tags faults -overlay $(VARIANT_OUT)/overlay.json -o $(VARIANT_BIN)-faults $(OPERATOR_MAIN)"; \
-	  go build $(VARIANT_GOFLAGS) -tags faults -overlay $(VARIANT_OUT)/overlay.json -o $(VARIANT_BIN)-faults $(OPERATOR_MAIN); fi
+	  echo "$(operator_build) $(VARIANT_GOFLAGS) -tags faults -overlay $(VARIANT_OUT)/overlay.json -o $(VARIANT_BIN)-faults $(OPERATOR_MAIN)"; \
+	  $(operator_build) $(VARIANT_GOFLAGS) -tags faults -overlay $(VARIANT_OUT)/overlay.json -o $(VARIANT_BIN)-faults $(OPERATOR_MAIN); fi
 
 .PHONY: check-variant
 check-variant:

@@ -79,10 +79,26 @@ const (
 	// lesson begins: before it is set-up, which the chapter before must
 	// pass too.
 	LessonMark = "Lesson: "
-	// DecidingCheckEntry names the report entry added right before the
-	// assertion that decides a lesson spec.
+	// DecidingCheckEntry names the report entry that a deciding check
+	// (framework.DecidingCheck) adds when it begins: what it decides.
 	DecidingCheckEntry = "deciding check"
+	// CheckFailedEntry names the report entry that a deciding check adds
+	// when its assertion fails, right before it fails the spec: a
+	// CheckFailure.
+	CheckFailedEntry = "deciding check failed"
 )
+
+// CheckFailure is the value of a CheckFailedEntry: the check that failed
+// and the message it failed the spec with. A spec's failure is a deciding
+// check's when its message is the one that check recorded: Ginkgo keeps
+// only a spec's first failure.
+type CheckFailure struct {
+	Check   string `json:"check"`
+	Message string `json:"message"`
+}
+
+// String is what Ginkgo prints of the entry: the check.
+func (f CheckFailure) String() string { return f.Check }
 
 // The labels of specs that tools select.
 const (

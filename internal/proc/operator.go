@@ -118,7 +118,7 @@ func startOperator(ctx context.Context, o OperatorOptions) (*Operator, error) {
 		return op.get(ctx, "/readyz") == nil && listens(addrs[0]), nil
 	})
 	if err != nil && p.Running() {
-		p.Stop(10 * time.Second)
+		_ = p.Stop(10 * time.Second) // not ready: how it stops adds nothing
 		if ctx.Err() == nil {
 			err = fmt.Errorf("operator not ready after %s (%w); its log %s ends with:\n%s", startTimeout, err, o.LogPath, Tail(o.LogPath, 20))
 		}

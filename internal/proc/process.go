@@ -54,10 +54,14 @@ func (p *Process) Running() bool {
 }
 
 // Stop sends SIGTERM, kills the process if it is still there after grace,
-// and waits for it to exit.
-func (p *Process) Stop(grace time.Duration) {
+// and waits for it to exit. It says so if the process did not stop
+// gracefully: it had to be killed, or it exited with an error (a program
+// that handles SIGTERM, as controller-runtime's signal handler does,
+// exits with status 0). A process that had exited already is no error of
+// Stop's: Err says how it ended.
+func (p *Process) Stop(grace time.Duration) error {
 	if !p.Running() {
-		return
+		return nil
 	}
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
 	select {
@@ -65,7 +69,12 @@ func (p *Process) Stop(grace time.Duration) {
 	case <-time.After(grace):
 		_ = p.cmd.Process.Kill()
 		<-p.done
+		return fmt.Errorf("process %d did not exit within %s of SIGTERM, and was killed", p.Pid(), grace)
 	}
+	if err := p.Err(); err != nil {
+		return fmt.Errorf("process %d exited after SIGTERM with %w", p.Pid(), err)
+	}
+	return nil
 }
 
 // Signal sends sig to the process, if it still runs.

@@ -145,7 +145,7 @@ func (b *bench) startOperator(ctx context.Context, chapter int, namespace string
 	return o, nil
 }
 
-func (o *operator) stop() { o.Stop(30 * time.Second) }
+func (o *operator) stop() { _ = o.Stop(30 * time.Second) } // the measurement is over
 
 // counters is what the operator's metrics count: reconciles (and those
 // that returned an error) and API requests, in total, those that wrote,

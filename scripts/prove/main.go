@@ -449,10 +449,10 @@ func verdict(chapter int, red, green *runResult) error {
 		rv := judgeRed(r, ran)
 		greenOK := g.State == types.SpecStatePassed
 		_, greenStepped := lessonStep(g)
-		_, greenChecked := decidingCheck(g)
+		greenChecked := hasDecidingCheck(g)
 		fmt.Printf("  %-3s %-9s | %-9s | %s\n", mark(rv.ok && greenOK && greenStepped && greenChecked), rv.state, g.State.String(), g.FullText())
 		if rv.ok {
-			fmt.Printf("        failed against %s in step %q: %s\n", red.against(), rv.step, why(r.Failure.Message))
+			fmt.Printf("        failed against %s in step %q, at its check %q: %s\n", red.against(), rv.step, rv.check, why(r.Failure.Message))
 		} else {
 			fmt.Printf("        not red against %s: %s\n", red.against(), rv.problem)
 			problems = append(problems, fmt.Sprintf("%q must fail against %s after its lesson step, but %s", g.FullText(), red.against(), rv.problem))
@@ -492,31 +492,44 @@ type redVerdict struct {
 	// step is the step the spec failed in, when it failed after its lesson
 	// step: the last step (By or LessonStep) before the failure.
 	step string
+	// check is the deciding check the spec failed in, when it did.
+	check string
 	// problem says why the run is not red, when it is not.
 	problem string
 }
 
 // judgeRed counts a lesson spec's run against the previous chapter as red
 // only when the spec failed in its own body (not in a BeforeEach, an
-// AfterEach or a cleanup) after its lesson step. A failure before the
-// step is setup that the previous chapter could not pass: it proves
-// nothing about the lesson.
+// AfterEach or a cleanup) after its lesson step, and the failure is one
+// of its deciding checks'. A failure before the step is setup that the
+// previous chapter could not pass: it proves nothing about the lesson;
+// one outside its checks is not the verdict the spec says it gives.
 func judgeRed(s types.SpecReport, ran bool) redVerdict {
 	v, after := failedAfterLessonStep(s, ran)
 	if !after {
 		return v
 	}
-	check, ok := decidingCheck(s)
-	switch {
-	case !ok:
-		v.problem = fmt.Sprintf("it failed after its lesson step, in step %q, with no deciding check (framework.DecidingCheck) before: nothing says which assertion decides it: %s", v.step, why(s.Failure.Message))
-	case check.TimelineLocation.Order > s.Failure.TimelineLocation.Order:
-		v.problem = fmt.Sprintf("it failed after its lesson step but before its deciding check (%q), in step %q: %s", check.StringRepresentation(), v.step, why(s.Failure.Message))
-	default:
-		v.problem = notTheCheck(s)
-	}
+	v.check, v.problem = theCheck(s, v.step)
 	v.ok = v.problem == ""
 	return v
+}
+
+// theCheck returns the deciding check a spec's failure is, or "" and why
+// the failure is not a check's verdict: it is none of the spec's checks',
+// or notTheCheck says why it is not a verdict.
+func theCheck(s types.SpecReport, step string) (check, problem string) {
+	f, ok := failedCheck(s)
+	switch {
+	case ok:
+		if problem := notTheCheck(s); problem != "" {
+			return "", problem
+		}
+		return f.Check, ""
+	case !hasDecidingCheck(s):
+		return "", fmt.Sprintf("it failed in step %q with no deciding check (framework.DecidingCheck): nothing says which assertion decides it: %s", step, why(s.Failure.Message))
+	default:
+		return "", fmt.Sprintf("it failed in step %q, but not in a deciding check (an assertion outside framework.DecidingCheck): %s", step, why(s.Failure.Message))
+	}
 }
 
 // failedAfterLessonStep reports whether the spec failed in its own body
@@ -625,15 +638,29 @@ func endedInFailure(s types.SpecReport) bool {
 	return s.State.Is(types.SpecStateFailed | types.SpecStatePanicked | types.SpecStateTimedout)
 }
 
-// decidingCheck finds the report entry that framework.DecidingCheck
-// added.
-func decidingCheck(s types.SpecReport) (types.ReportEntry, bool) {
+// hasDecidingCheck: the spec ran a deciding check (framework.DecidingCheck).
+func hasDecidingCheck(s types.SpecReport) bool {
 	for _, e := range s.ReportEntries {
 		if e.Name == chapters.DecidingCheckEntry {
-			return e, true
+			return true
 		}
 	}
-	return types.ReportEntry{}, false
+	return false
+}
+
+// failedCheck returns the deciding check whose assertion is the spec's
+// failure: the one that recorded the failure's message as it failed.
+func failedCheck(s types.SpecReport) (chapters.CheckFailure, bool) {
+	for _, e := range s.ReportEntries {
+		if e.Name != chapters.CheckFailedEntry {
+			continue
+		}
+		var f chapters.CheckFailure
+		if err := json.Unmarshal([]byte(e.Value.AsJSON), &f); err == nil && f.Message == s.Failure.Message {
+			return f, true
+		}
+	}
+	return chapters.CheckFailure{}, false
 }
 
 // lessonStep finds the step that framework.LessonStep wrote.

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/onsi/ginkgo/v2/types"
+
+	"example.com/redis-operator/chapters"
 )
 
 // step is a By step at a point of a spec's timeline.
@@ -15,7 +18,8 @@ func step(order int, text string) types.SpecEvent {
 
 // lessonSpec is a lesson spec with a setup step (order 1), its lesson
 // step (3), its deciding check (4) and a step after it (5), in state,
-// failing at order failAt in its body.
+// failing at order failAt in its body: in its deciding check, which
+// records the failure's message, from order 4 on.
 func lessonSpec(state types.SpecState, failAt int) types.SpecReport {
 	s := types.SpecReport{
 		LeafNodeType:   types.NodeTypeIt,
@@ -27,12 +31,38 @@ func lessonSpec(state types.SpecState, failAt int) types.SpecReport {
 			step(3, "Lesson: the pod comes back"),
 			step(5, "the other pods stay"),
 		},
-		ReportEntries: []types.ReportEntry{{Name: "deciding check", TimelineLocation: types.TimelineLocation{Order: 4}}},
+		ReportEntries: []types.ReportEntry{{Name: chapters.DecidingCheckEntry, TimelineLocation: types.TimelineLocation{Order: 4}}},
 	}
 	if state != types.SpecStatePassed {
-		s.Failure = types.Failure{Message: "Timed out after 20s.\npod cache-1 was not rebuilt",
-			TimelineLocation: types.TimelineLocation{Order: failAt}, FailureNodeContext: types.FailureNodeIsLeafNode}
+		s.Failure = types.Failure{TimelineLocation: types.TimelineLocation{Order: failAt}, FailureNodeContext: types.FailureNodeIsLeafNode}
+		failWith(&s, "Timed out after 20s.\npod cache-1 was not rebuilt", failAt >= 4)
 	}
+	return s
+}
+
+// failWith makes msg the spec's failure, and, if inCheck, its deciding
+// check's, recorded as framework.DecidingCheck records it.
+func failWith(s *types.SpecReport, msg string, inCheck bool) {
+	s.Failure.Message = msg
+	entries := s.ReportEntries[:0:0]
+	for _, e := range s.ReportEntries {
+		if e.Name != chapters.CheckFailedEntry {
+			entries = append(entries, e)
+		}
+	}
+	if inCheck {
+		value, _ := json.Marshal(chapters.CheckFailure{Check: "cache-1 is a new pod", Message: msg})
+		entries = append(entries, types.ReportEntry{Name: chapters.CheckFailedEntry, Value: types.ReportEntryValue{AsJSON: string(value)},
+			TimelineLocation: types.TimelineLocation{Order: s.Failure.TimelineLocation.Order}})
+	}
+	s.ReportEntries = entries
+}
+
+// outsideCheck is a lesson spec that failed at failAt, after its deciding
+// check began, in an assertion that is not the check's.
+func outsideCheck(failAt int) types.SpecReport {
+	s := lessonSpec(types.SpecStateFailed, failAt)
+	failWith(&s, s.Failure.Message, false)
 	return s
 }
 
@@ -45,11 +75,15 @@ func TestJudgeRed(t *testing.T) {
 	unmarked.SpecEvents = unmarked.SpecEvents[:1]
 	unchecked := lessonSpec(types.SpecStateFailed, 6)
 	unchecked.ReportEntries = nil
-	checkedLate := lessonSpec(types.SpecStateFailed, 4)
+	checkedLate := outsideCheck(4)
 	checkedLate.ReportEntries[0].TimelineLocation.Order = 5
+	// The failure recorded by a check is another than the spec's: a
+	// check's assertion failed in a goroutine after the spec had failed.
+	otherFailure := lessonSpec(types.SpecStateFailed, 6)
+	otherFailure.Failure.Message = "Expected\n    <int>: 2\nto equal\n    <int>: 3"
 	withMessage := func(failAt int, msg string) types.SpecReport {
 		s := lessonSpec(types.SpecStateFailed, failAt)
-		s.Failure.Message = msg
+		failWith(&s, msg, true)
 		return s
 	}
 
@@ -63,7 +97,9 @@ func TestJudgeRed(t *testing.T) {
 	}{
 		{"failed after its lesson step, in the step after it", lessonSpec(types.SpecStateFailed, 6), true, true, "the other pods stay", ""},
 		{"failed in its lesson step, after its deciding check", lessonSpec(types.SpecStateFailed, 4), true, true, "Lesson: the pod comes back", ""},
-		{"failed after its lesson step, before its deciding check", checkedLate, true, false, "Lesson: the pod comes back", "before its deciding check"},
+		{"failed after its lesson step, before its deciding check", checkedLate, true, false, "Lesson: the pod comes back", "not in a deciding check"},
+		{"failed after its deciding check began, outside it", outsideCheck(6), true, false, "the other pods stay", "not in a deciding check"},
+		{"failed after its deciding check, which recorded another failure", otherFailure, true, false, "the other pods stay", "not in a deciding check"},
 		{"failed with no deciding check", unchecked, true, false, "the other pods stay", "no deciding check"},
 		{"ran out of its time after its deciding check", lessonSpec(types.SpecStateTimedout, 6), true, false, "the other pods stay", "ran out of its time"},
 		{"panicked after its deciding check", lessonSpec(types.SpecStatePanicked, 6), true, false, "the other pods stay", "panicked"},
@@ -97,20 +133,17 @@ func TestJudgeRed(t *testing.T) {
 	}
 }
 
-// A mutant is killed by a failure after the lesson step that says what
-// it checks, before the deciding check too; not by one in setup, nor by a
-// panic.
+// A mutant is killed by a failure after the lesson step in a deciding
+// check; not by one outside it, in setup, nor by a panic.
 func TestJudgeKill(t *testing.T) {
-	checkedLate := lessonSpec(types.SpecStateFailed, 4)
-	checkedLate.ReportEntries[0].TimelineLocation.Order = 5
 	tests := []struct {
 		name     string
 		spec     types.SpecReport
 		wantKill bool
 		wantWhy  string
 	}{
-		{"failed after its deciding check", lessonSpec(types.SpecStateFailed, 6), true, ""},
-		{"failed after its lesson step, before its deciding check", checkedLate, true, ""},
+		{"failed in its deciding check", lessonSpec(types.SpecStateFailed, 6), true, ""},
+		{"failed after its lesson step, outside its deciding check", outsideCheck(6), false, "not in a deciding check"},
 		{"failed in setup", lessonSpec(types.SpecStateFailed, 2), false, "before its lesson step"},
 		{"panicked after its lesson step", lessonSpec(types.SpecStatePanicked, 6), false, "panicked"},
 		{"passed", lessonSpec(types.SpecStatePassed, 0), false, "it passed"},
@@ -144,7 +177,7 @@ func TestVerdict(t *testing.T) {
 	uncheckedGreen := lessonSpec(types.SpecStatePassed, 0)
 	uncheckedGreen.ReportEntries = nil
 	bareError := lessonSpec(types.SpecStateFailed, 6)
-	bareError.Failure.Message = "Unexpected error:\n    kubectl get pods: exit status 1\noccurred"
+	failWith(&bareError, "Unexpected error:\n    kubectl get pods: exit status 1\noccurred", true)
 
 	tests := []struct {
 		name      string
@@ -153,6 +186,7 @@ func TestVerdict(t *testing.T) {
 		wantError string
 	}{
 		{"red after the lesson step, then green", run(4, beforeSuite(types.SpecStatePassed), lessonSpec(types.SpecStateFailed, 6)), green, ""},
+		{"red after the lesson step, outside the deciding check", run(4, beforeSuite(types.SpecStatePassed), outsideCheck(6)), green, "not in a deciding check"},
 		{"red in setup", run(4, beforeSuite(types.SpecStatePassed), lessonSpec(types.SpecStateFailed, 2)), green, "failed before its lesson step"},
 		{"red with a bare error", run(4, beforeSuite(types.SpecStatePassed), bareError), green, "no check describes"},
 		{"green without a deciding check", run(4, lessonSpec(types.SpecStateFailed, 6)), run(5, uncheckedGreen), "has no deciding check"},

@@ -355,7 +355,7 @@ func proveByMutants(in mutantsInput, green *runResult) error {
 		greenOK := g.State == types.SpecStatePassed
 		if !greenOK {
 			problems = append(problems, fmt.Sprintf("%q must pass against chapter %d, but it %s: %s", g.FullText(), chapter, g.State, why(g.Failure.Message)))
-		} else if _, ok := decidingCheck(g); !ok {
+		} else if !hasDecidingCheck(g) {
 			problems = append(problems, fmt.Sprintf("%q has no deciding check (framework.DecidingCheck): nothing says which assertion decides it", g.FullText()))
 		}
 		if len(mine) == 0 {
@@ -376,7 +376,7 @@ func proveByMutants(in mutantsInput, green *runResult) error {
 			}
 			fmt.Printf("  %-3s %-9s | %-9s | %s\n", mark(r.verdict.ok && greenOK), "mutant "+m.name, g.State.String(), g.FullText())
 			if r.verdict.ok {
-				fmt.Printf("        killed in step %q (%.0f s)\n", r.verdict.step, r.took.Seconds())
+				fmt.Printf("        killed in step %q, at its check %q (%.0f s)\n", r.verdict.step, r.verdict.check, r.took.Seconds())
 			} else {
 				fmt.Printf("        %s (log: %s)\n", r.verdict.problem, r.log)
 				problems = append(problems, fmt.Sprintf("%q must fail against the mutant %s after its lesson step, in step %q, but %s", g.FullText(), m.name, m.step, r.verdict.problem))
@@ -392,9 +392,9 @@ func proveByMutants(in mutantsInput, green *runResult) error {
 }
 
 // judgeMutant counts a mutant killed when its spec failed in its own body
-// in the step the mutant names (the last step before the failure), in a
-// check, as judgeRed asks of a lesson: not a panic, not an error that no
-// check describes.
+// in the step the mutant names (the last step before the failure), in one
+// of its deciding checks, as judgeRed asks of a lesson: not outside them,
+// not a panic, not an error that no check describes.
 func judgeMutant(s types.SpecReport, ran bool, step string) redVerdict {
 	v, failed := failedInBody(s, ran, "its spec")
 	switch {
@@ -412,11 +412,9 @@ func judgeMutant(s types.SpecReport, ran bool, step string) redVerdict {
 		v.problem = fmt.Sprintf("its spec failed in step %q, not in %q: %s", v.step, step, why(s.Failure.Message))
 		return v
 	}
-	if problem := notTheCheck(s); problem != "" {
-		v.problem = strings.Replace(problem, "it ", "its spec ", 1)
-		return v
-	}
-	v.ok = true
+	v.check, v.problem = theCheck(s, v.step)
+	v.problem = strings.Replace(v.problem, "it ", "its spec ", 1)
+	v.ok = v.problem == ""
 	return v
 }
 
@@ -430,10 +428,10 @@ func sameStep(got, want string) bool {
 // mutantsVerdict prints the table and fails unless every mutant was
 // killed where it should be.
 func mutantsVerdict(chapter int, results []mutantResult) error {
-	fmt.Printf("Chapter %d's mutants | spec | caught in step | s\n", chapter)
+	fmt.Printf("Chapter %d's mutants | spec | caught in step | at check | s\n", chapter)
 	var problems []string
 	for _, r := range results {
-		fmt.Printf("  %-3s %s | %s | %s | %.0f\n", mark(r.verdict.ok), r.m.name, r.m.spec, r.verdict.step, r.took.Seconds())
+		fmt.Printf("  %-3s %s | %s | %s | %s | %.0f\n", mark(r.verdict.ok), r.m.name, r.m.spec, r.verdict.step, r.verdict.check, r.took.Seconds())
 		if !r.verdict.ok {
 			fmt.Printf("        %s (log: %s)\n", r.verdict.problem, r.log)
 			problems = append(problems, fmt.Sprintf("mutant %s: %s", r.m.name, r.verdict.problem))

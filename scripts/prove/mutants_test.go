@@ -42,7 +42,7 @@ func TestJudgeMutant(t *testing.T) {
 	inBeforeEach := failedIn(2)
 	inBeforeEach.Failure.FailureNodeContext, inBeforeEach.Failure.FailureNodeType = types.FailureNodeInContainer, types.NodeTypeBeforeEach
 	bareError := failedIn(6)
-	bareError.Failure.Message = "Unexpected error:\n    pods \"cache-2\" not found\noccurred"
+	failWith(&bareError, "Unexpected error:\n    pods \"cache-2\" not found\noccurred", true)
 	tests := []struct {
 		name   string
 		spec   types.SpecReport
@@ -54,6 +54,7 @@ func TestJudgeMutant(t *testing.T) {
 		{"killed at its step", failedIn(4), true, "Lesson: the pod comes back", true, ""},
 		{"killed at its step named without the mark", failedIn(4), true, "the pod comes", true, ""},
 		{"killed at a later step", failedIn(6), true, "the other pods stay", true, ""},
+		{"failed at its step, outside its deciding check", outsideCheck(6), true, "the other pods stay", false, "not in a deciding check"},
 		{"failed at another step", failedIn(6), true, "Lesson: the pod comes back", false, `failed in step "the other pods stay"`},
 		{"failed in setup", inBeforeEach, true, "creating a Redis", false, "not in its body"},
 		{"survived", lessonSpec(types.SpecStatePassed, 0), true, "Lesson: the pod comes back", false, "it survived"},

@@ -138,17 +138,16 @@ func checkSpecExercise(in mutantsInput, specFile, target string, againstMutants 
 }
 
 // judgeKill: a learner's spec kills a mutant when it fails after its
-// lesson step, in an assertion that says what it checks: the way prove
-// kills a mutant with the chapter's own spec, in the step its header
-// names. Not necessarily at the deciding check, which decides against the
-// chapter before: a mutant may break the lesson sooner
-// (pods-without-namespace keeps the Redis from going at all).
+// lesson step, in one of its deciding checks: the way prove kills a
+// mutant with the chapter's own spec. A spec may have a check for each
+// thing a mutant can break (pods-without-namespace keeps the Redis from
+// going at all, before the pods are looked at).
 func judgeKill(s types.SpecReport) redVerdict {
 	v, after := failedAfterLessonStep(s, true)
 	if !after {
 		return v
 	}
-	v.problem = notTheCheck(s)
+	v.check, v.problem = theCheck(s, v.step)
 	v.ok = v.problem == ""
 	return v
 }
@@ -158,7 +157,7 @@ func judgeKill(s types.SpecReport) redVerdict {
 func judgeGreen(s types.SpecReport) redVerdict {
 	v := redVerdict{state: s.State.String()}
 	_, stepped := lessonStep(s)
-	_, checked := decidingCheck(s)
+	checked := hasDecidingCheck(s)
 	switch {
 	case s.State != types.SpecStatePassed:
 		v.step = lastStep(s)
@@ -189,7 +188,7 @@ func judgeSpecs(res *runResult, judge func(types.SpecReport) redVerdict, must st
 			fmt.Printf("        %s\n", v.problem)
 			problems = append(problems, fmt.Sprintf("%q %s, but %s (see %s)", s.FullText(), must, v.problem, res.log))
 		case v.step != "":
-			fmt.Printf("        failed in step %q: %s\n", v.step, why(s.Failure.Message))
+			fmt.Printf("        failed in step %q, at its check %q: %s\n", v.step, v.check, why(s.Failure.Message))
 		}
 	}
 	if len(res.specs) == 0 {

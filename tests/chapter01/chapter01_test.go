@@ -25,18 +25,21 @@ var _ = Describe("A Redis", func() {
 		Expect(err).NotTo(HaveOccurred())
 
 		framework.LessonStep("the operator creates cache-0, cache-1 and cache-2, with its labels, and they run")
-		framework.DecidingCheck("the Redis' pods are cache-0, cache-1 and cache-2, and they run")
-		env.ExpectPodsRun(ctx, ns, "cache", 3)
+		framework.DecidingCheck("the Redis' pods are cache-0, cache-1 and cache-2, and they run", func() {
+			env.ExpectPodsRun(ctx, ns, "cache", 3)
+		})
 
 		pods, err := env.Pods(ctx, ns, "cache")
 		Expect(err).NotTo(HaveOccurred())
-		for _, pod := range pods {
-			Expect(pod.Labels).To(HaveKeyWithValue("app.kubernetes.io/name", "redis"))
-			Expect(pod.Labels).To(HaveKeyWithValue("app.kubernetes.io/instance", "cache"))
-			Expect(pod.Labels).To(HaveKeyWithValue("app.kubernetes.io/managed-by", "redis-operator"))
-			Expect(pod.Spec.Containers).To(HaveLen(1))
-			Expect(pod.Spec.Containers[0].Image).To(Equal("redis:7.0"), "the CRD defaults spec.image")
-		}
+		framework.DecidingCheck("each pod carries the operator's labels and runs the CRD's default image", func() {
+			for _, pod := range pods {
+				Expect(pod.Labels).To(HaveKeyWithValue("app.kubernetes.io/name", "redis"))
+				Expect(pod.Labels).To(HaveKeyWithValue("app.kubernetes.io/instance", "cache"))
+				Expect(pod.Labels).To(HaveKeyWithValue("app.kubernetes.io/managed-by", "redis-operator"))
+				Expect(pod.Spec.Containers).To(HaveLen(1))
+				Expect(pod.Spec.Containers[0].Image).To(Equal("redis:7.0"), "the CRD defaults spec.image")
+			}
+		})
 	})
 
 	// Not a lesson spec: with no operator (the chapter before chapter 1),
@@ -49,8 +52,10 @@ var _ = Describe("A Redis", func() {
 
 		By("changing the Redis and waiting until the operator has reconciled it again")
 		env.ExpectReconcile(ctx, ns, "cache", func() { env.TouchRedis(ctx, ns, "cache") })
-		Consistently(func() any { return env.PodUIDs(ctx, ns, "cache") }).
-			WithContext(ctx).Should(Equal(uids), "pods were recreated or duplicated")
+		framework.DecidingCheck("the Redis' pods stay the same objects, and no other is made", func() {
+			Consistently(func() any { return env.PodUIDs(ctx, ns, "cache") }).
+				WithContext(ctx).Should(Equal(uids), "pods were recreated or duplicated")
+		})
 	})
 
 	DescribeTable("with invalid replicas is refused by kubectl apply",
@@ -79,7 +84,9 @@ var _ = Describe("A Redis", func() {
 			env.MustKubectl(ctx, "delete", "redis", "cache", "-n", ns)
 			env.ExpectGone(ctx, &myappv1.Redis{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cache"}})
 		})
-		Consistently(env.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).
-			Should(Equal(framework.PodNames("cache", 2)), "nothing deletes the pods in chapter 1")
+		framework.DecidingCheck("the pods stay", func() {
+			Consistently(env.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).
+				Should(Equal(framework.PodNames("cache", 2)), "nothing deletes the pods in chapter 1")
+		})
 	})
 })

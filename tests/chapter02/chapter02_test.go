@@ -22,19 +22,23 @@ var _ = Describe("A Redis", func() {
 
 	It("records each of its pods as a domain-qualified finalizer", framework.Lesson, func(ctx SpecContext) {
 		framework.LessonStep("the Redis carries one finalizer per pod")
-		framework.DecidingCheck("the Redis' finalizers are myapp.example.com/ and the name of each of its pods")
-		Eventually(env.Finalizers).WithContext(ctx).WithArguments(ns, "cache").Should(ConsistOf(
-			"myapp.example.com/cache-0", "myapp.example.com/cache-1", "myapp.example.com/cache-2"),
-			"the Redis does not record its pods as finalizers")
+		framework.DecidingCheck("the Redis' finalizers are myapp.example.com/ and the name of each of its pods", func() {
+			Eventually(env.Finalizers).WithContext(ctx).WithArguments(ns, "cache").Should(ConsistOf(
+				"myapp.example.com/cache-0", "myapp.example.com/cache-1", "myapp.example.com/cache-2"),
+				"the Redis does not record its pods as finalizers")
+		})
 	})
 
 	It("takes its pods with it when deleted", framework.Lesson, func(ctx SpecContext) {
 		framework.LessonStep("deleting the Redis deletes its pods, then the Redis goes")
 		env.MustKubectl(ctx, "delete", "redis", "cache", "-n", ns, "--wait=false")
 
-		env.ExpectGone(ctx, &myappv1.Redis{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cache"}})
-		framework.DecidingCheck("once the Redis is gone, none of its pods is left")
-		Eventually(env.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(BeEmpty(), "the pods were not deleted with their Redis")
+		framework.DecidingCheck("the Redis goes", func() {
+			env.ExpectGone(ctx, &myappv1.Redis{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cache"}})
+		})
+		framework.DecidingCheck("once the Redis is gone, none of its pods is left", func() {
+			Eventually(env.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(BeEmpty(), "the pods were not deleted with their Redis")
+		})
 	})
 
 	// Not a lesson spec: chapter 1 has no finalizer, so its Redis goes at
@@ -52,8 +56,10 @@ var _ = Describe("A Redis", func() {
 		By("deleting the Redis: it goes, and its other pods with it")
 		env.MustKubectl(ctx, "delete", "redis", "cache", "-n", ns, "--wait=false")
 
-		env.ExpectGone(ctx, &myappv1.Redis{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cache"}})
-		Eventually(env.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(BeEmpty(), "the pods were not deleted with their Redis")
+		framework.DecidingCheck("the Redis goes, and none of its pods is left", func() {
+			env.ExpectGone(ctx, &myappv1.Redis{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cache"}})
+			Eventually(env.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(BeEmpty(), "the pods were not deleted with their Redis")
+		})
 	})
 
 	It("does not get back a pod deleted with kubectl, even when reconciled (the limitation chapter 5 fixes)", func(ctx SpecContext) {

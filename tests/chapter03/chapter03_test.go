@@ -29,17 +29,18 @@ var _ = Describe("A Redis", func() {
 		pods, err := env.Pods(ctx, ns, "cache")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(pods).To(HaveLen(3))
-		framework.DecidingCheck("each pod's one owner reference is the Redis, by UID, as its controller, blocking its deletion")
-		for _, pod := range pods {
-			Expect(pod.OwnerReferences).To(ConsistOf(MatchFields(IgnoreExtras, Fields{
-				"APIVersion":         Equal("myapp.example.com/v1"),
-				"Kind":               Equal("Redis"),
-				"Name":               Equal("cache"),
-				"UID":                Equal(redis.UID),
-				"Controller":         Equal(ptr.To(true)),
-				"BlockOwnerDeletion": Equal(ptr.To(true)),
-			})), "pod %s is not controlled by its Redis", pod.Name)
-		}
+		framework.DecidingCheck("each pod's one owner reference is the Redis, by UID, as its controller, blocking its deletion", func() {
+			for _, pod := range pods {
+				Expect(pod.OwnerReferences).To(ConsistOf(MatchFields(IgnoreExtras, Fields{
+					"APIVersion":         Equal("myapp.example.com/v1"),
+					"Kind":               Equal("Redis"),
+					"Name":               Equal("cache"),
+					"UID":                Equal(redis.UID),
+					"Controller":         Equal(ptr.To(true)),
+					"BlockOwnerDeletion": Equal(ptr.To(true)),
+				})), "pod %s is not controlled by its Redis", pod.Name)
+			}
+		})
 	})
 
 	It("has its pods removed by the garbage collector when it goes without the operator", Serial, framework.Lesson, func(ctx SpecContext) {
@@ -56,8 +57,9 @@ var _ = Describe("A Redis", func() {
 		env.ExpectGone(ctx, &myappv1.Redis{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cache"}})
 
 		framework.LessonStep("the garbage collector deletes the pods the Redis owned")
-		framework.DecidingCheck("none of the Redis' pods is left")
-		Eventually(env.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(BeEmpty(), "the garbage collector did not delete the pods")
+		framework.DecidingCheck("none of the Redis' pods is left", func() {
+			Eventually(env.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(BeEmpty(), "the garbage collector did not delete the pods")
+		})
 	})
 
 	It("does not take over a pod of the same name that it does not control", framework.Lesson, func(ctx SpecContext) {
@@ -75,17 +77,18 @@ var _ = Describe("A Redis", func() {
 		Expect(env.Pod(ctx, ns, "cache-1")).To(HaveField("ObjectMeta.Labels", HaveKeyWithValue("app.kubernetes.io/instance", "cache")))
 
 		framework.LessonStep("the Redis neither records nor adopts cache-0, and warns about it")
-		framework.DecidingCheck("the Redis records cache-1 alone, cache-0 stays the same object with no owner, and an ErrResourceExists event says why")
-		Consistently(func(g Gomega) {
-			g.Expect(env.Finalizers(ctx, ns, "cache")).To(ConsistOf("myapp.example.com/cache-1"),
-				"the Redis recorded a pod it does not control, to delete it with the Redis")
-			pod, err := env.Pod(ctx, ns, "cache-0")
-			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(pod.UID).To(Equal(foreign.UID))
-			g.Expect(pod.OwnerReferences).To(BeEmpty(), "the operator adopted a pod it does not control")
-		}).WithContext(ctx).Should(Succeed())
-		Eventually(env.EventReasons).WithContext(ctx).WithArguments(ns, "Redis", "cache").
-			Should(ContainElement("ErrResourceExists"), "no Warning about the pod the Redis does not control")
+		framework.DecidingCheck("the Redis records cache-1 alone, cache-0 stays the same object with no owner, and an ErrResourceExists event says why", func() {
+			Consistently(func(g Gomega) {
+				g.Expect(env.Finalizers(ctx, ns, "cache")).To(ConsistOf("myapp.example.com/cache-1"),
+					"the Redis recorded a pod it does not control, to delete it with the Redis")
+				pod, err := env.Pod(ctx, ns, "cache-0")
+				g.Expect(err).NotTo(HaveOccurred())
+				g.Expect(pod.UID).To(Equal(foreign.UID), "cache-0 is not the foreign pod any more")
+				g.Expect(pod.OwnerReferences).To(BeEmpty(), "the operator adopted a pod it does not control")
+			}).WithContext(ctx).Should(Succeed())
+			Eventually(env.EventReasons).WithContext(ctx).WithArguments(ns, "Redis", "cache").
+				Should(ContainElement("ErrResourceExists"), "no Warning about the pod the Redis does not control")
+		})
 	})
 
 	It("still does not get back a pod deleted with kubectl, even when reconciled", func(ctx SpecContext) {

@@ -48,22 +48,25 @@ var _ = Describe("The operator's two replicas", Serial, func() {
 		env.CreateRedis(ctx, ns, "cache", 3)
 		h := expectHandover(ctx, ns, false,
 			"the leader gets SIGTERM and releases the Lease; another replica holds it at its next try")
-		framework.DecidingCheck("the Lease was released, and another replica held it within a try and a second of the release")
-		Expect(h.Released).To(BeTrue(), "the leader did not release the Lease: the others waited for it to expire")
-		Expect(h.Acquired.Sub(h.From)).To(BeNumerically("<", maxRetryPeriod+requestSlack),
-			"another replica took the released Lease later than its next try")
+		framework.DecidingCheck("the Lease was released, and another replica held it within a try and a second of the release", func() {
+			Expect(h.Released).To(BeTrue(), "the leader did not release the Lease: the others waited for it to expire")
+			Expect(h.Acquired.Sub(h.From)).To(BeNumerically("<", maxRetryPeriod+requestSlack),
+				"another replica took the released Lease later than its next try")
+		})
 	})
 
 	It("take over when the leader is killed (SIGKILL), once the Lease expires; a pod deleted meanwhile is rebuilt", func(ctx SpecContext) {
 		env.CreateRedis(ctx, ns, "cache", 3)
 		h := expectHandover(ctx, ns, true,
 			"the leader gets SIGKILL; another replica holds the Lease once it has expired")
-		Expect(h.Released).To(BeFalse(), "a killed leader released the Lease")
 		duration := time.Duration(*h.lease.Spec.LeaseDurationSeconds) * time.Second
-		Expect(h.Acquired.Sub(h.From)).To(BeNumerically(">=", duration),
-			"a replica took the Lease before it expired (its duration after the leader's last renewal)")
-		Expect(h.Acquired.Sub(h.From)).To(BeNumerically("<", duration+KilledTakeoverLatest),
-			"no replica took the Lease within its duration and two tries after the leader's last renewal")
+		framework.DecidingCheck("nobody released the Lease; another replica held it once it expired, within two tries and a second", func() {
+			Expect(h.Released).To(BeFalse(), "a killed leader released the Lease")
+			Expect(h.Acquired.Sub(h.From)).To(BeNumerically(">=", duration),
+				"a replica took the Lease before it expired (its duration after the leader's last renewal)")
+			Expect(h.Acquired.Sub(h.From)).To(BeNumerically("<", duration+KilledTakeoverLatest),
+				"no replica took the Lease within its duration and two tries after the leader's last renewal")
+		})
 	})
 })
 
@@ -132,18 +135,22 @@ func expectOneLeaderOthersIdle(ctx context.Context, ns string) {
 		elected, electedErr := m.Sum(leaderElectedAs, promtext.Label("name", framework.LeaseName))
 		Expect(electedErr).NotTo(HaveOccurred())
 		if r.Name == leader.Name {
-			Expect(log).To(ContainSubstring("Starting workers"), "the leader %s started no controller", r.Name)
-			Expect(elected).To(Equal(1.0), "the leader %s does not report itself leader", r.Name)
-			Expect(err).NotTo(HaveOccurred())
-			Expect(reconciles).To(BeNumerically(">", 0), "the leader %s counts no reconcile", r.Name)
+			framework.DecidingCheck("the leader started its controller, reports itself leader, and counts reconciles", func() {
+				Expect(log).To(ContainSubstring("Starting workers"), "the leader %s started no controller", r.Name)
+				Expect(elected).To(Equal(1.0), "the leader %s does not report itself leader", r.Name)
+				Expect(err).NotTo(HaveOccurred(), "the leader %s exports no count of reconciles", r.Name)
+				Expect(reconciles).To(BeNumerically(">", 0), "the leader %s counts no reconcile", r.Name)
+			})
 			continue
 		}
-		Expect(log).To(ContainSubstring(framework.StandbyMessage), "the standby %s does not wait for the Lease", r.Name)
-		Expect(log).NotTo(ContainSubstring("Starting workers"), "the standby %s started a controller", r.Name)
-		Expect(elected).To(Equal(0.0), "the standby %s reports itself leader", r.Name)
-		if err == nil { // its controller never started, so it may not export the family at all
-			Expect(reconciles).To(BeZero(), "the standby %s reconciled", r.Name)
-		}
+		framework.DecidingCheck("the standby waits for the Lease, started no controller, does not report itself leader, and counts no reconcile", func() {
+			Expect(log).To(ContainSubstring(framework.StandbyMessage), "the standby %s does not wait for the Lease", r.Name)
+			Expect(log).NotTo(ContainSubstring("Starting workers"), "the standby %s started a controller", r.Name)
+			Expect(elected).To(Equal(0.0), "the standby %s reports itself leader", r.Name)
+			if err == nil { // its controller never started, so it may not export the family at all
+				Expect(reconciles).To(BeZero(), "the standby %s reconciled", r.Name)
+			}
+		})
 	}
 }
 
@@ -242,14 +249,16 @@ func expectMetricsNeedToken(ctx context.Context, ns string) {
 	stranger := env.MetricsToken(ctx, ns, "stranger", false)
 
 	By("the metrics endpoint answers over HTTPS: 401 without a token, 403 to an account not allowed, the metrics to a metrics reader")
-	status, body, err := c.Metrics(ctx, leader, "")
-	Expect(err).NotTo(HaveOccurred(), "the metrics endpoint does not answer over HTTPS")
-	Expect(status).To(Equal(401), "without a token: %s", body)
-	status, body, err = c.Metrics(ctx, leader, stranger)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(status).To(Equal(403), "with the token of an account not allowed to get /metrics: %s", body)
+	framework.DecidingCheck("the metrics endpoint answers over HTTPS: 401 without a token, 403 to an account not allowed", func() {
+		status, body, err := c.Metrics(ctx, leader, "")
+		Expect(err).NotTo(HaveOccurred(), "the metrics endpoint does not answer over HTTPS")
+		Expect(status).To(Equal(401), "without a token: %s", body)
+		status, body, err = c.Metrics(ctx, leader, stranger)
+		Expect(err).NotTo(HaveOccurred(), "the metrics endpoint does not answer over HTTPS")
+		Expect(status).To(Equal(403), "with the token of an account not allowed to get /metrics: %s", body)
+	})
 	m := replicaMetrics(ctx, leader, reader)
-	_, err = m.Sum("controller_runtime_reconcile_total", promtext.Label("controller", "redis"))
+	_, err := m.Sum("controller_runtime_reconcile_total", promtext.Label("controller", "redis"))
 	Expect(err).NotTo(HaveOccurred())
 }
 

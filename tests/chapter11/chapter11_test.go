@@ -80,30 +80,37 @@ func redisImageManifest(ns, name string, replicas int, image string) string {
 func expectCELRulesRefuse(ctx context.Context, ns string) {
 	GinkgoHelper()
 	framework.LessonStep("the CRD's CEL rules refuse a Redis whose image has whitespace, no tag or a malformed digest, saying why; nothing is created")
-	framework.DecidingCheck("kubectl apply of each bad image fails with the CEL rule's message; no Redis and no pod is stored")
 	for _, tc := range []struct{ image, message string }{
 		{"redis 7.0", `spec.image: Invalid value: "redis 7.0": must not contain spaces or other whitespace`},
 		{"redis", `spec.image: Invalid value: "redis": must end with a tag or a digest`},
 		{"redis@sha256:0123abc", `spec.image: Invalid value: "redis@sha256:0123abc": must end with a tag or a digest`},
 	} {
 		_, err := env.Apply(ctx, redisImageManifest(ns, "bad", 1, tc.image))
-		Expect(err).To(MatchError(ContainSubstring(tc.message)), "a Redis with image %q was not refused with its message", tc.image)
+		framework.DecidingCheck(fmt.Sprintf("kubectl apply of image %q fails with the CEL rule's message", tc.image), func() {
+			Expect(err).To(MatchError(ContainSubstring(tc.message)), "a Redis with image %q was not refused with its message", tc.image)
+		})
 	}
 	_, err := env.Redis(ctx, ns, "bad")
-	Expect(err).To(Satisfy(apierrors.IsNotFound), "a refused Redis was stored")
 	pods := &corev1.PodList{}
 	Expect(env.Client.List(ctx, pods, client.InNamespace(ns))).To(Succeed())
-	Expect(pods.Items).To(BeEmpty(), "pods were created for a refused Redis")
+	framework.DecidingCheck("no Redis and no pod is stored", func() {
+		Expect(err).To(Satisfy(apierrors.IsNotFound), "a refused Redis was stored")
+		Expect(pods.Items).To(BeEmpty(), "pods were created for a refused Redis")
+	})
 
 	By("a Redis with a tag is admitted; a change of its image is refused, and the image stays")
 	_, err = env.Apply(ctx, redisImageManifest(ns, "cache", 1, myappv1.DefaultImage))
 	Expect(err).NotTo(HaveOccurred())
 	env.ExpectPodsRun(ctx, ns, "cache", 1)
 	_, err = env.Kubectl.Run(ctx, "patch", "redis", "cache", "-n", ns, "--type=merge", "-p", `{"spec":{"image":"redis:7.2"}}`)
-	Expect(err).To(MatchError(ContainSubstring(`spec.image: Invalid value: "redis:7.2": cannot be changed`)), "the image of a Redis was changed")
+	framework.DecidingCheck("kubectl patch of the image fails with the CEL rule's message", func() {
+		Expect(err).To(MatchError(ContainSubstring(`spec.image: Invalid value: "redis:7.2": cannot be changed`)), "the image of a Redis was changed")
+	})
 	redis, err := env.Redis(ctx, ns, "cache")
 	Expect(err).NotTo(HaveOccurred())
-	Expect(redis.Spec.Image).To(Equal(myappv1.DefaultImage))
+	framework.DecidingCheck("the image stays", func() {
+		Expect(redis.Spec.Image).To(Equal(myappv1.DefaultImage), "the Redis' image")
+	})
 }
 
 // expectWebhookRefusesCollision: a Redis whose pod names are held by a pod
@@ -115,22 +122,27 @@ func expectWebhookRefusesCollision(ctx context.Context, ns string) {
 	foreign := createForeignPod(ctx, ns, "cache-1")
 
 	framework.LessonStep("the webhook refuses a Redis named cache of 3 replicas, naming pod cache-1; nothing is created and the pod stays")
-	framework.DecidingCheck("kubectl apply fails with the webhook's denial naming pod cache-1; no Redis is stored, and the one pod is the foreign one")
 	_, err := env.Apply(ctx, framework.RedisManifest(ns, "cache", 3))
-	Expect(err).To(MatchError(And(ContainSubstring(webhookDenied), ContainSubstring("pod cache-1 already exists"))),
-		"a Redis whose pod name another pod holds was admitted")
+	framework.DecidingCheck("kubectl apply fails with the webhook's denial naming pod cache-1", func() {
+		Expect(err).To(MatchError(And(ContainSubstring(webhookDenied), ContainSubstring("pod cache-1 already exists"))),
+			"a Redis whose pod name another pod holds was admitted")
+	})
 	_, err = env.Redis(ctx, ns, "cache")
-	Expect(err).To(Satisfy(apierrors.IsNotFound), "the refused Redis was stored")
 	pods := &corev1.PodList{}
 	Expect(env.Client.List(ctx, pods, client.InNamespace(ns))).To(Succeed())
-	Expect(pods.Items).To(ConsistOf(HaveField("UID", foreign.UID)), "the namespace holds other pods than the foreign one")
+	framework.DecidingCheck("no Redis is stored, and the one pod is the foreign one", func() {
+		Expect(err).To(Satisfy(apierrors.IsNotFound), "the refused Redis was stored")
+		Expect(pods.Items).To(ConsistOf(HaveField("UID", foreign.UID)), "the namespace holds other pods than the foreign one")
+	})
 
 	By("a Redis that grows into a name another pod holds is admitted, with a warning naming it")
 	env.CreateRedis(ctx, ns, "db", 1)
 	createForeignPod(ctx, ns, "db-1")
 	_, warnings, err := env.Kubectl.Output(ctx, "", "patch", "redis", "db", "-n", ns, "--type=merge", "-p", `{"spec":{"replicas":2}}`)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(warnings).To(ContainSubstring(`Warning: pod db-1 exists and no Redis named "db" controls it`))
+	framework.DecidingCheck("the scale-up is admitted with a warning naming pod db-1", func() {
+		Expect(err).NotTo(HaveOccurred(), "a Redis growing into a name another pod holds was refused")
+		Expect(warnings).To(ContainSubstring(`Warning: pod db-1 exists and no Redis named "db" controls it`), "kubectl's warnings")
+	})
 }
 
 // createForeignPod creates a pod that no Redis controls and returns it.
@@ -191,13 +203,18 @@ func expectCertRotation(ctx context.Context, ns string) {
 	if c.Pods() {
 		wait = max(wait, 3*time.Minute)
 	}
-	Eventually(serving(after)).WithContext(ctx).WithTimeout(wait).WithPolling(2 * time.Second).Should(Succeed())
+	framework.DecidingCheck("every replica serves the new certificate", func() {
+		Eventually(serving(after)).WithContext(ctx).WithTimeout(wait).WithPolling(2*time.Second).Should(Succeed(), "not every replica serves the new certificate")
+	})
 	refused, admitted := probe.stop()
 	GinkgoWriter.Printf("every replica served the new certificate %s after the rotation; the webhook refused the probe %d times, and let it through %d times\n",
 		time.Since(start).Round(time.Second), refused, len(admitted))
-	Expect(refused).To(BeNumerically(">", 0), "the probe never reached the webhook")
-	Expect(admitted).To(BeEmpty(), "the webhook did not answer during the rotation")
-	Expect(c.Processes(ctx)).To(Equal(restarts), "a replica restarted to serve the new certificate")
+	processes := c.Processes(ctx)
+	framework.DecidingCheck("the webhook refused the probe all along, and no replica restarted", func() {
+		Expect(refused).To(BeNumerically(">", 0), "the probe never reached the webhook")
+		Expect(admitted).To(BeEmpty(), "the webhook did not answer during the rotation")
+		Expect(processes).To(Equal(restarts), "a replica restarted to serve the new certificate")
+	})
 }
 
 // collisionProbe asks the webhook about a colliding Redis, again and
@@ -265,9 +282,10 @@ func expectDownWebhook(ctx context.Context, ns string) {
 	})
 
 	framework.LessonStep("the webhook refuses a colliding Redis while a replica runs; with no replica, failurePolicy Ignore admits it")
-	framework.DecidingCheck("kubectl apply of a colliding Redis fails with the webhook's denial; with every replica stopped, it succeeds")
 	_, err = env.Apply(ctx, framework.RedisManifest(ns, "cache", 2))
-	Expect(err).To(MatchError(ContainSubstring(webhookDenied)), "the webhook did not refuse a colliding Redis")
+	framework.DecidingCheck("kubectl apply of a colliding Redis fails with the webhook's denial", func() {
+		Expect(err).To(MatchError(ContainSubstring(webhookDenied)), "the webhook did not refuse a colliding Redis")
+	})
 	By("stopping every replica of the operator")
 	c.StopAll(ctx)
 	DeferCleanup(func(ctx SpecContext) {
@@ -275,7 +293,9 @@ func expectDownWebhook(ctx context.Context, ns string) {
 		c.StartAll(ctx)
 	})
 	_, err = env.Apply(ctx, framework.RedisManifest(ns, "cache", 2))
-	Expect(err).NotTo(HaveOccurred(), "with failurePolicy Ignore, the API server refused a Redis that no webhook answered for")
+	framework.DecidingCheck("with every replica stopped, kubectl apply of it succeeds", func() {
+		Expect(err).NotTo(HaveOccurred(), "with failurePolicy Ignore, the API server refused a Redis that no webhook answered for")
+	})
 
 	By("with failurePolicy Fail, creates and updates are refused; a delete and a finalizer's removal are not")
 	env.SetFailurePolicy(ctx, "Fail")
@@ -288,17 +308,21 @@ func expectDownWebhook(ctx context.Context, ns string) {
 		return err
 	}).WithContext(ctx).Should(MatchError(ContainSubstring(failed)), "with failurePolicy Fail, the API server let a create through")
 	GinkgoWriter.Printf("the API server refused creates %s after failurePolicy became Fail\n", time.Since(start).Round(time.Millisecond))
-	_, err = env.Apply(ctx, framework.RedisManifest(ns, "db", 1))
-	Expect(err).To(MatchError(ContainSubstring(failed)))
-	_, err = env.Redis(ctx, ns, "db")
-	Expect(err).To(Satisfy(apierrors.IsNotFound))
-	_, err = env.Kubectl.Run(ctx, "patch", "redis", "cache", "-n", ns, "--type=merge", "-p", `{"spec":{"replicas":1}}`)
-	Expect(err).To(MatchError(ContainSubstring("failed calling webhook")), "an update went through a webhook that failed")
-	_, err = env.Kubectl.Run(ctx, "delete", "redis", "cache", "-n", ns)
-	Expect(err).NotTo(HaveOccurred(), "a delete went to the webhook, which failed")
+	_, createErr := env.Apply(ctx, framework.RedisManifest(ns, "db", 1))
+	_, getErr := env.Redis(ctx, ns, "db")
+	_, updateErr := env.Kubectl.Run(ctx, "patch", "redis", "cache", "-n", ns, "--type=merge", "-p", `{"spec":{"replicas":1}}`)
+	framework.DecidingCheck("a create and an update are refused for the failed webhook; nothing is stored", func() {
+		Expect(createErr).To(MatchError(ContainSubstring(failed)), "a create went through a webhook that failed")
+		Expect(getErr).To(Satisfy(apierrors.IsNotFound), "the refused Redis was stored")
+		Expect(updateErr).To(MatchError(ContainSubstring("failed calling webhook")), "an update went through a webhook that failed")
+	})
+	_, deleteErr := env.Kubectl.Run(ctx, "delete", "redis", "cache", "-n", ns)
 	env.MustKubectl(ctx, "delete", "redis", "held", "-n", ns, "--wait=false")
-	_, err = env.Kubectl.Run(ctx, "patch", "redis", "held", "-n", ns, "--type=json", "-p", `[{"op":"remove","path":"/metadata/finalizers"}]`)
-	Expect(err).NotTo(HaveOccurred(), "the removal of the last finalizer of a Redis being deleted went to the webhook, which failed")
+	_, removeErr := env.Kubectl.Run(ctx, "patch", "redis", "held", "-n", ns, "--type=json", "-p", `[{"op":"remove","path":"/metadata/finalizers"}]`)
+	framework.DecidingCheck("a delete and the removal of a finalizer of a Redis being deleted are not refused", func() {
+		Expect(deleteErr).NotTo(HaveOccurred(), "a delete went to the webhook, which failed")
+		Expect(removeErr).NotTo(HaveOccurred(), "the removal of the last finalizer of a Redis being deleted went to the webhook, which failed")
+	})
 	env.ExpectGone(ctx, &myappv1.Redis{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "held"}})
 
 	pod, err := env.Pod(ctx, ns, "cache-1")
@@ -340,9 +364,11 @@ func expectHungWebhook(ctx context.Context, ns string) {
 	took := time.Since(start)
 	GinkgoWriter.Printf("the create returned after %s (the baseline create %s, the bound %s)\n",
 		took.Round(time.Millisecond), baseline.Round(time.Millisecond), bound.Round(time.Millisecond))
-	Expect(err).NotTo(HaveOccurred(), "with failurePolicy Ignore, the API server refused a Redis that the webhook did not answer for")
-	Expect(took).To(BeNumerically(">=", timeout), "the create did not wait for the webhook")
-	Expect(took).To(BeNumerically("<", bound), "the create waited longer than the webhook's timeoutSeconds and a baseline create's time")
+	framework.DecidingCheck("the create is admitted after the webhook's timeoutSeconds, and not much later", func() {
+		Expect(err).NotTo(HaveOccurred(), "with failurePolicy Ignore, the API server refused a Redis that the webhook did not answer for")
+		Expect(took).To(BeNumerically(">=", timeout), "the create did not wait for the webhook")
+		Expect(took).To(BeNumerically("<", bound), "the create waited longer than the webhook's timeoutSeconds and a baseline create's time")
+	})
 }
 
 func containsAll(s string, subs ...string) bool {

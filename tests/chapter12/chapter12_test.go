@@ -229,11 +229,12 @@ func expectCrashSweep(ctx context.Context) {
 	// The runs' failures were collected, so that one run that fails does
 	// not hide the others: they fail the spec here, in this step.
 	By("every run ended each step of the scenario as the clean run did")
-	framework.DecidingCheck("no run failed, and every distinct write of the clean run was crashed right after at least once")
-	Expect(summary.Failures).To(BeEmpty(), "%s", summary)
-	for _, name := range summary.Names {
-		Expect(summary.CrashedAfter[name]).To(BeNumerically(">", 0), "no run crashed right after a write %q of the clean run: %s", name, summary)
-	}
+	framework.DecidingCheck("no run failed, and every distinct write of the clean run was crashed right after at least once", func() {
+		Expect(summary.Failures).To(BeEmpty(), "%s", summary)
+		for _, name := range summary.Names {
+			Expect(summary.CrashedAfter[name]).To(BeNumerically(">", 0), "no run crashed right after a write %q of the clean run: %s", name, summary)
+		}
+	})
 }
 
 // sweepRunsAtOnce is how many runs of the crash sweep go at once. A run
@@ -377,24 +378,25 @@ func expectLastStateOnly(ctx context.Context, ns string) {
 	}
 	offset := env.Operator.LogOffset()
 	Expect(env.StartSupervised(ctx, framework.CountWrites, framework.CountWrites)).To(Succeed())
-	framework.DecidingCheck("started, the operator ends with the 4 pods the Redis asks for now, the first 3 the same objects, having made one create, of cache-3, and status patches, nothing else")
-	after := env.RunScenario(ctx, ns, []framework.Step{{Name: "start the operator", Want: framework.ConvergedState(4), Do: func(context.Context, string) error { return nil }}})[0]
-	for name, uid := range before.UIDs {
-		Expect(after.UIDs[name]).To(Equal(uid), "pod %s was deleted and made again: the operator acted on a state it never saw", name)
-	}
-	Eventually(func(g Gomega) {
-		var creates []string
-		for _, w := range framework.WritesIn(ns, env.Operator.WritesSince(offset)) {
-			g.Expect(w.Error).To(BeEmpty(), "write %s", w)
-			switch {
-			case w.Verb == "create" && w.Kind == "Pod":
-				creates = append(creates, w.Object)
-			case w.Verb == "patch status" && w.Kind == "Redis":
-			default:
-				g.Expect(w.String()).To(BeEmpty(), "a write that is neither a pod's create nor the status")
-			}
+	framework.DecidingCheck("started, the operator ends with the 4 pods the Redis asks for now, the first 3 the same objects, having made one create, of cache-3, and status patches, nothing else", func() {
+		after := env.RunScenario(ctx, ns, []framework.Step{{Name: "start the operator", Want: framework.ConvergedState(4), Do: func(context.Context, string) error { return nil }}})[0]
+		for name, uid := range before.UIDs {
+			Expect(after.UIDs[name]).To(Equal(uid), "pod %s was deleted and made again: the operator acted on a state it never saw", name)
 		}
-		g.Expect(creates).To(Equal([]string{ns + "/cache-3"}), "the pods created")
-	}).WithContext(ctx).Should(Succeed())
+		Eventually(func(g Gomega) {
+			var creates []string
+			for _, w := range framework.WritesIn(ns, env.Operator.WritesSince(offset)) {
+				g.Expect(w.Error).To(BeEmpty(), "write %s", w)
+				switch {
+				case w.Verb == "create" && w.Kind == "Pod":
+					creates = append(creates, w.Object)
+				case w.Verb == "patch status" && w.Kind == "Redis":
+				default:
+					g.Expect(w.String()).To(BeEmpty(), "a write that is neither a pod's create nor the status")
+				}
+			}
+			g.Expect(creates).To(Equal([]string{ns + "/cache-3"}), "the pods created")
+		}).WithContext(ctx).Should(Succeed())
+	})
 	Expect(env.Operator.Stop()).To(Succeed())
 }

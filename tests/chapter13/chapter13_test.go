@@ -63,21 +63,24 @@ func expectStaleCacheSparesForeignPod(ctx context.Context, ns string) {
 		}
 		return deletes
 	}).WithContext(ctx).ShouldNot(BeEmpty(), "the operator did not try to delete cache-2")
-	framework.DecidingCheck("pod cache-2 stays the pod no Redis controls; the API server refused the operator's delete for its UID; released, the operator leaves it alone")
-	expectSameObject(ctx, ns, "cache-2", foreign.UID)
-	Expect(deletes[0].Error).To(ContainSubstring("UID in the precondition"), "the API server did not refuse the delete for its UID")
+	framework.DecidingCheck("pod cache-2 stays the pod no Redis controls; the API server refused the operator's delete for its UID", func() {
+		expectSameObject(ctx, ns, "cache-2", foreign.UID)
+		Expect(deletes[0].Error).To(ContainSubstring("UID in the precondition"), "the API server did not refuse the delete for its UID")
+	})
 
 	By("releasing the pod watch: the operator sees the pod it did not make")
 	Expect(env.Operator.Signal(syscall.SIGUSR2)).To(Succeed())
-	Eventually(func(g Gomega) framework.State {
-		s, err := env.StateOf(ctx, ns, framework.ScenarioRedis)
-		g.Expect(err).NotTo(HaveOccurred())
-		return s.WithoutUIDs()
-	}).WithContext(ctx).Should(Equal(framework.State{
-		Pods:   append(framework.ConvergedState(2).Pods, "cache-2: Running, controlled by no controller"),
-		Status: framework.ConvergedState(2).Status,
-	}))
-	expectSameObject(ctx, ns, "cache-2", foreign.UID)
+	framework.DecidingCheck("released, the operator leaves the pod it did not make alone", func() {
+		Eventually(func(g Gomega) framework.State {
+			s, err := env.StateOf(ctx, ns, framework.ScenarioRedis)
+			g.Expect(err).NotTo(HaveOccurred())
+			return s.WithoutUIDs()
+		}).WithContext(ctx).Should(Equal(framework.State{
+			Pods:   append(framework.ConvergedState(2).Pods, "cache-2: Running, controlled by no controller"),
+			Status: framework.ConvergedState(2).Status,
+		}), "the namespace is not as it should be")
+		expectSameObject(ctx, ns, "cache-2", foreign.UID)
+	})
 	Expect(env.Operator.Exits()).To(BeEmpty())
 	Expect(env.Operator.Stop()).To(Succeed())
 }
@@ -102,7 +105,6 @@ func expectConvergesThroughConflicts(ctx context.Context, ns string) {
 	offset := env.Operator.LogOffset()
 	Expect(env.StartSupervised(ctx, vars, vars)).To(Succeed())
 	framework.LessonStep("each write the operator makes is answered with 409 Conflict the first time")
-	framework.DecidingCheck("each step of the scenario ends as it should, and each create and delete refused before the Redis was deleted was made again")
 	steps := env.Scenario()
 	last := len(steps) - 1
 	env.RunScenario(ctx, ns, steps[:last])
@@ -148,7 +150,9 @@ func expectConvergesThroughConflicts(ctx context.Context, ns string) {
 				break
 			}
 		}
-		Expect(retried).To(BeTrue(), "write %s was refused and never made again", w)
+		framework.DecidingCheck(fmt.Sprintf("write %s, refused, was made again", w), func() {
+			Expect(retried).To(BeTrue(), "write %s was refused and never made again", w)
+		})
 		remade++
 	}
 	Expect(remade).To(BeNumerically(">", 0), "no create or delete was refused: does the operator read %s?", faults.EnvConflictOnce)

@@ -151,7 +151,7 @@ func (c *InCluster) Undeploy(ctx context.Context) error {
 	GinkgoHelper()
 	mustBeSerial("make undeploy")
 	for _, r := range c.hosts {
-		r.proc.Stop(30 * time.Second)
+		Expect(r.proc.Stop(30*time.Second)).To(Succeed(), "stopping replica %s", r.Name)
 	}
 	c.hosts = nil
 	return c.env.Make(ctx, "undeploy")
@@ -336,7 +336,9 @@ func (c *InCluster) Stop(ctx context.Context, r *Replica, kill bool) error {
 	case !c.pods && kill:
 		r.proc.Kill()
 	case !c.pods:
-		r.proc.Stop(30 * time.Second)
+		if err := r.proc.Stop(30 * time.Second); err != nil {
+			return fmt.Errorf("replica %s: %w", r.Name, err)
+		}
 	case !kill:
 		// The kubelet sends SIGTERM; the ReplicaSet makes a new pod.
 		_, err := c.env.Kubectl.Run(ctx, "delete", "pod", r.Name, "-n", OperatorNamespace, "--wait=false")

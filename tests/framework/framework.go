@@ -117,15 +117,42 @@ func LessonStep(text string) {
 	By(chapters.LessonMark + text)
 }
 
-// DecidingCheck marks the assertion that decides a lesson spec: call it
-// right before that assertion, after the spec's LessonStep. Against the
-// previous chapter, `make prove-chapter` counts the spec red only when it
-// failed after this mark, in an assertion that says what it checks (its
-// description), not with a bare error of kubectl, the network or the
-// cluster, and not in a panic. It adds a report entry, not a step, so the
-// steps of the spec's report stay as they were.
-func DecidingCheck(what string) {
+// DecidingCheck runs the assertion that decides a spec: a failure of
+// Gomega's while check runs is the check's. Against the previous chapter
+// (or a mutant), `make prove-chapter`, `make mutants` and `make
+// check-spec` count a spec red only when its failure is a deciding
+// check's, after its LessonStep: not an assertion before or after it, not
+// a bare error of kubectl, the network or the cluster (one no assertion
+// describes), not a panic. A spec may have more than one, each named by
+// what it decides; keep each to the assertions that decide, and what
+// leads to them outside. It adds a report entry, not a step, so the steps
+// of the spec's report stay as they were.
+//
+// Every suite registers Ginkgo's Fail as Gomega's fail handler; while a
+// check runs, failInCheck records a failure as the innermost check's
+// first (a check may call a helper that has one of its own).
+func DecidingCheck(what string, check func()) {
+	GinkgoHelper()
 	AddReportEntry(chapters.DecidingCheckEntry, what)
+	if len(checking) == 0 {
+		RegisterFailHandler(failInCheck)
+		defer RegisterFailHandler(Fail)
+	}
+	checking = append(checking, what)
+	defer func() { checking = checking[:len(checking)-1] }()
+	check()
+}
+
+// checking holds the deciding checks running, the innermost last.
+var checking []string
+
+func failInCheck(message string, callerSkip ...int) {
+	skip := 1 // this function
+	if len(callerSkip) > 0 {
+		skip += callerSkip[0]
+	}
+	AddReportEntry(chapters.CheckFailedEntry, chapters.CheckFailure{Check: checking[len(checking)-1], Message: message}, ReportEntryVisibilityNever)
+	Fail(message, skip)
 }
 
 func (e *Env) setup(ctx context.Context) {
@@ -512,8 +539,10 @@ func (e *Env) DeletePodAndExpectNoRebuild(ctx context.Context, ns, pod string, t
 			trigger()
 		}
 	})
-	e.ExpectStaysGone(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: pod}},
-		"the pod was rebuilt")
+	DecidingCheck("pod "+pod+" is not made again", func() {
+		e.ExpectStaysGone(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: pod}},
+			"the pod was rebuilt")
+	})
 }
 
 // TouchRedis changes a label on the Redis, which makes the operator

@@ -73,12 +73,17 @@ func expectNoFinalizerPodsGoWithRedis(ctx context.Context, e *Env, ns string) {
 	GinkgoHelper()
 	e.SettledReconcileTotal(ctx, ns)
 	LessonStep("the Redis carries no finalizer, and deleting it takes its pods")
-	DecidingCheck("the Redis has no finalizer; once it is deleted and gone, none of its pods is left")
-	Expect(e.Finalizers(ctx, ns, "cache")).To(BeEmpty(), "the Redis carries finalizers")
+	finalizers, err := e.Finalizers(ctx, ns, "cache")
+	Expect(err).NotTo(HaveOccurred())
+	DecidingCheck("the Redis has no finalizer", func() {
+		Expect(finalizers).To(BeEmpty(), "the Redis carries finalizers")
+	})
 
 	e.MustKubectl(ctx, "delete", "redis", "cache", "-n", ns, "--wait=false")
-	e.ExpectGone(ctx, &myappv1.Redis{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cache"}})
-	Eventually(e.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(BeEmpty())
+	DecidingCheck("once it is deleted, the Redis goes, and none of its pods is left", func() {
+		e.ExpectGone(ctx, &myappv1.Redis{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cache"}})
+		Eventually(e.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(BeEmpty(), "the pods of the deleted Redis are still there")
+	})
 }
 
 // expectLegacyFinalizersRemoved: Redis cache, given chapter 6's per-pod
@@ -94,11 +99,15 @@ func expectLegacyFinalizersRemoved(ctx context.Context, e *Env, ns string) {
 	Expect(e.Operator.Start(ctx)).To(Succeed())
 
 	LessonStep("the operator removes the per-pod finalizers and no other")
-	DecidingCheck("the Redis' one finalizer is example.org/keep, and its pods are the same objects")
-	Eventually(e.Finalizers).WithContext(ctx).WithArguments(ns, "cache").Should(Equal([]string{"example.org/keep"}),
-		"the per-pod finalizers were not removed, or another controller's was")
+	DecidingCheck("the Redis' one finalizer is example.org/keep", func() {
+		Eventually(e.Finalizers).WithContext(ctx).WithArguments(ns, "cache").Should(Equal([]string{"example.org/keep"}),
+			"the per-pod finalizers were not removed, or another controller's was")
+	})
 	e.SettledReconcileTotal(ctx, ns)
-	Expect(e.PodUIDs(ctx, ns, "cache")).To(Equal(uids), "a pod was replaced during the take-over")
+	after := e.PodUIDs(ctx, ns, "cache")
+	DecidingCheck("the Redis' pods are the same objects", func() {
+		Expect(after).To(Equal(uids), "a pod was replaced during the take-over")
+	})
 
 	By("deleting the Redis, and the other controller removing its finalizer")
 	e.MustKubectl(ctx, "delete", "redis", "cache", "-n", ns, "--wait=false")
@@ -123,6 +132,8 @@ func expectDeletedWithLegacyFinalizersGoes(ctx context.Context, e *Env, ns strin
 
 	By("starting the operator: the Redis goes, and its pods with it")
 	Expect(e.Operator.Start(ctx)).To(Succeed())
-	e.ExpectGone(ctx, &myappv1.Redis{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cache"}})
-	Eventually(e.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(BeEmpty())
+	DecidingCheck("the Redis goes, and none of its pods is left", func() {
+		e.ExpectGone(ctx, &myappv1.Redis{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cache"}})
+		Eventually(e.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(BeEmpty(), "the pods of the deleted Redis are still there")
+	})
 }

@@ -357,17 +357,26 @@ func (o *Operator) Stop() error {
 	if o.remote {
 		return o.errRemote()
 	}
-	if o.stopSupervisor != nil {
+	// A supervised operator crashes when a spec asks it to, and is
+	// restarted: one that is down as it is stopped is no error.
+	supervised := o.stopSupervisor != nil
+	if supervised {
 		close(o.stopSupervisor)
 		<-o.supervisorDone
 		o.stopSupervisor, o.supervisorDone = nil, nil
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if o.proc == nil || o.stopped {
+		return nil
+	}
 	o.stopped = true
-	if o.proc != nil && o.proc.Running() {
-		GinkgoWriter.Printf("stopping the chapter %d operator\n", o.Chapter)
-		o.proc.Stop(30 * time.Second)
+	if !o.proc.Running() && !supervised {
+		return fmt.Errorf("the chapter %d operator had exited before it was stopped (%v): see %s", o.Chapter, o.proc.Err(), o.LogPath)
+	}
+	GinkgoWriter.Printf("stopping the chapter %d operator\n", o.Chapter)
+	if err := o.proc.Stop(30 * time.Second); err != nil {
+		return fmt.Errorf("stopping the chapter %d operator: %w: see %s", o.Chapter, err, o.LogPath)
 	}
 	return nil
 }
@@ -451,6 +460,13 @@ func (e *Env) ExpectReconcile(ctx context.Context, ns, name string, action func(
 	e.WaitForIdle(ctx, ns, name)
 	offset := e.Operator.LogOffset()
 	action()
+	e.ExpectReconciledSince(ctx, offset, ns, name)
+}
+
+// ExpectReconciledSince waits until the operator's log shows, after
+// offset (Operator.LogOffset), a reconcile of Redis ns/name that ended.
+func (e *Env) ExpectReconciledSince(ctx context.Context, offset int64, ns, name string) {
+	GinkgoHelper()
 	Eventually(func() []ReconcileCall { return e.Operator.ReconcilesSince(offset) }).WithContext(ctx).
 		Should(ContainElement(And(HaveField("Namespace", ns), HaveField("Name", name), HaveField("Done", true))),
 			"the operator did not reconcile Redis %s/%s after the action", ns, name)

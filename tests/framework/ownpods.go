@@ -67,9 +67,10 @@ spec:
 		g.Expect(err).NotTo(HaveOccurred())
 		return p.Status.Phase
 	}).WithContext(ctx).Should(Equal(corev1.PodRunning))
-	DecidingCheck("while the pod runs, the operator's count of reconciles stays as it was")
-	Consistently(e.Operator.ReconcileTotal).WithContext(ctx).WithTimeout(5*time.Second).
-		Should(Equal(before), "a pod without the managed-by label reached the controller")
+	DecidingCheck("while the pod runs, the operator's count of reconciles stays as it was", func() {
+		Consistently(e.Operator.ReconcileTotal).WithContext(ctx).WithTimeout(5*time.Second).
+			Should(Equal(before), "a pod without the managed-by label reached the controller")
+	})
 }
 
 // expectLabelRestored: out of the operator's cache once it lost the
@@ -84,12 +85,13 @@ func expectLabelRestored(ctx context.Context, e *Env) {
 
 	LessonStep("removing the managed-by label of cache-2: the operator puts it back on the same pod")
 	e.MustKubectl(ctx, "label", "pod", "cache-2", "-n", ns, "app.kubernetes.io/managed-by-")
-	DecidingCheck("cache-2, the same pod, carries the managed-by label again")
-	Eventually(func(g Gomega) map[string]string {
-		p, err := e.Pod(ctx, ns, "cache-2")
-		g.Expect(err).NotTo(HaveOccurred(), "cache-2 is gone: the pod was deleted, to be replaced")
-		g.Expect(p.UID).To(Equal(uid), "the pod was replaced")
-		return p.Labels
-	}).WithContext(ctx).Should(HaveKeyWithValue("app.kubernetes.io/managed-by", "redis-operator"), "the pod did not get its label back")
+	DecidingCheck("cache-2, the same pod, carries the managed-by label again", func() {
+		Eventually(func(g Gomega) map[string]string {
+			p, err := e.Pod(ctx, ns, "cache-2")
+			g.Expect(err).NotTo(HaveOccurred(), "cache-2 is gone: the pod was deleted, to be replaced")
+			g.Expect(p.UID).To(Equal(uid), "the pod was replaced")
+			return p.Labels
+		}).WithContext(ctx).Should(HaveKeyWithValue("app.kubernetes.io/managed-by", "redis-operator"), "the pod did not get its label back")
+	})
 	e.ExpectAvailable(ctx, ns, "cache")
 }

@@ -87,24 +87,25 @@ func expectRebuildGoesFirst(ctx context.Context, e *Env, ns string) {
 		"the operator had started reconciling %d of the %d new Redis objects when the pod was deleted: no queue formed", started, crowdSize)
 
 	LessonStep(fmt.Sprintf("the reconcile of Redis cache starts before those of all but %d of the %d new Redis objects still waiting", DefaultWorkers, queued))
-	DecidingCheck("of the new Redis objects waiting when the pod was deleted, at most one per worker has its first reconcile start before Redis cache's")
-	var first map[string]int
-	Eventually(func() map[string]int {
-		first = firstStarts(e.Operator.ReconcilesSince(offset))
-		return first
-	}).WithContext(ctx).Should(HaveKey(ns+"/cache"), "Redis cache was not reconciled after its pod was deleted")
-	overtaken := 0
-	for i := range crowdSize {
-		if at, seen := first[fmt.Sprintf("%s/crowd-%d", crowd, i)]; !seen || at > first[ns+"/cache"] {
-			overtaken++
+	DecidingCheck("of the new Redis objects waiting when the pod was deleted, at most one per worker has its first reconcile start before Redis cache's", func() {
+		var first map[string]int
+		Eventually(func() map[string]int {
+			first = firstStarts(e.Operator.ReconcilesSince(offset))
+			return first
+		}).WithContext(ctx).Should(HaveKey(ns+"/cache"), "Redis cache was not reconciled after its pod was deleted")
+		overtaken := 0
+		for i := range crowdSize {
+			if at, seen := first[fmt.Sprintf("%s/crowd-%d", crowd, i)]; !seen || at > first[ns+"/cache"] {
+				overtaken++
+			}
 		}
-	}
-	GinkgoWriter.Printf("%d new Redis objects waited when the pod was deleted; the rebuild started before the first reconcile of %d of them\n", queued, overtaken)
-	// The queue hands the rebuild to the next free worker once the delete
-	// event reaches it; before that, each worker may start one more of the
-	// new objects.
-	Expect(overtaken).To(BeNumerically(">=", queued-DefaultWorkers),
-		"Redis cache waited behind %d of the %d new Redis objects that were queued before its pod was deleted", queued-overtaken, queued)
+		GinkgoWriter.Printf("%d new Redis objects waited when the pod was deleted; the rebuild started before the first reconcile of %d of them\n", queued, overtaken)
+		// The queue hands the rebuild to the next free worker once the
+		// delete event reaches it; before that, each worker may start one
+		// more of the new objects.
+		Expect(overtaken).To(BeNumerically(">=", queued-DefaultWorkers),
+			"Redis cache waited behind %d of the %d new Redis objects that were queued before its pod was deleted", queued-overtaken, queued)
+	})
 	e.ExpectPodsRun(ctx, ns, "cache", 1)
 }
 

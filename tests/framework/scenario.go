@@ -186,35 +186,44 @@ func (e *Env) Scenario() []Step {
 // the namespace is in the step's state: the same pods, controlled by the
 // Redis, none terminating, none left over, the status true; and every pod
 // that the step did not delete still the same object. It returns the
-// states it saw.
+// states it saw. Each step's state is a deciding check of its own; what
+// the step does (kubectl's command) is not.
 func (e *Env) RunScenario(ctx context.Context, ns string, steps []Step) []State {
 	GinkgoHelper()
-	return e.RunScenarioWith(ctx, Default, func(step string) { By(step) }, ns, steps)
+	return e.runScenario(ctx, Default, func(step string) { By(step) }, DecidingCheck, ns, steps)
 }
 
-// RunScenarioWith is RunScenario asserting with g, each step said with say.
+// RunScenarioWith is RunScenario asserting with g, each step said with
+// say, for a goroutine other than the spec's: its failures are what g
+// makes of them, no deciding check's.
 func (e *Env) RunScenarioWith(ctx context.Context, g Gomega, say func(step string), ns string, steps []Step) []State {
+	return e.runScenario(ctx, g, say, func(_ string, check func()) { check() }, ns, steps)
+}
+
+func (e *Env) runScenario(ctx context.Context, g Gomega, say func(step string), decide func(what string, check func()), ns string, steps []Step) []State {
 	var states []State
 	before := State{UIDs: map[string]types.UID{}}
 	for _, step := range steps {
 		say(step.Name)
 		g.Expect(step.Do(ctx, ns)).To(Succeed(), "%s", step.Name)
 		var now State
-		g.Eventually(func(g Gomega) State {
-			var err error
-			now, err = e.StateOf(ctx, ns, ScenarioRedis)
-			g.Expect(err).NotTo(HaveOccurred())
-			return now.WithoutUIDs()
-		}).WithContext(ctx).WithTimeout(EventuallyTimeout()+step.Wait).Should(Equal(State{Pods: step.Want.Pods, Status: step.Want.Status}),
-			"after %q, the namespace is not as it should be", step.Name)
-		for name, uid := range before.UIDs {
-			if got, ok := now.UIDs[name]; ok && name != step.Replaced {
-				g.Expect(got).To(Equal(uid), "after %q, pod %s is another object: it was deleted and made again", step.Name, name)
+		decide(fmt.Sprintf("after %q, the namespace is as the step wants, and the pods it did not replace are the same objects", step.Name), func() {
+			g.Eventually(func(g Gomega) State {
+				var err error
+				now, err = e.StateOf(ctx, ns, ScenarioRedis)
+				g.Expect(err).NotTo(HaveOccurred())
+				return now.WithoutUIDs()
+			}).WithContext(ctx).WithTimeout(EventuallyTimeout()+step.Wait).Should(Equal(State{Pods: step.Want.Pods, Status: step.Want.Status}),
+				"after %q, the namespace is not as it should be", step.Name)
+			for name, uid := range before.UIDs {
+				if got, ok := now.UIDs[name]; ok && name != step.Replaced {
+					g.Expect(got).To(Equal(uid), "after %q, pod %s is another object: it was deleted and made again", step.Name, name)
+				}
 			}
-		}
-		if step.Replaced != "" {
-			g.Expect(now.UIDs[step.Replaced]).NotTo(Equal(before.UIDs[step.Replaced]), "after %q, pod %s was not replaced", step.Name, step.Replaced)
-		}
+			if step.Replaced != "" {
+				g.Expect(now.UIDs[step.Replaced]).NotTo(Equal(before.UIDs[step.Replaced]), "after %q, pod %s was not replaced", step.Name, step.Replaced)
+			}
+		})
 		states = append(states, now)
 		before = now
 	}

@@ -64,7 +64,7 @@ func (c *InCluster) StopAll(ctx context.Context) {
 	mustBeSerial("stopping every replica")
 	if !c.pods {
 		for _, r := range c.hosts {
-			r.proc.Stop(30 * time.Second)
+			Expect(r.proc.Stop(30*time.Second)).To(Succeed(), "stopping replica %s", r.Name)
 		}
 		return
 	}

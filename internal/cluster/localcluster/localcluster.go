@@ -687,7 +687,9 @@ func (c *component) start(binDir, logDir string) error {
 
 func (c *component) stop() {
 	log("Stopping " + c.name)
-	c.proc.Stop(20 * time.Second)
+	if err := c.proc.Stop(20 * time.Second); err != nil {
+		log(fmt.Sprintf("Stopping %s: %v", c.name, err))
+	}
 }
 
 // restart starts again a component that exited once the cluster was
