@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -126,7 +127,28 @@ func startOperator(ctx context.Context, o OperatorOptions) (*Operator, error) {
 	if err != nil {
 		return nil, err
 	}
+	if speaksHTTPS(ctx, op.MetricsURL) {
+		op.MetricsURL = "https://" + addrs[0] + "/metrics"
+	}
 	return op, nil
+}
+
+// speaksHTTPS says whether the server at url (http://) answers in TLS:
+// Go's HTTP server answers a plain request on a TLS port with 400 and
+// says so. From chapter 10 on, the operator serves its metrics over HTTPS
+// (to callers the API server authenticates and authorizes).
+func speaksHTTPS(ctx context.Context, url string) bool {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return false
+	}
+	resp, err := httpClient.Do(req)
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	return resp.StatusCode == http.StatusBadRequest && strings.Contains(string(body), "HTTPS server")
 }
 
 // listens says whether something accepts a TCP connection on addr.

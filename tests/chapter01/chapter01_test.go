@@ -58,22 +58,31 @@ var _ = Describe("A Redis", func() {
 		})
 	})
 
+	// Mutants of the CRD (a crd/ of their own) show that each can fail:
+	// replicas-may-be-negative, replicas-unbounded, replicas-int-or-string.
 	DescribeTable("with invalid replicas is refused by kubectl apply",
 		func(ctx SpecContext, replicas string, message string) {
-			out, err := env.Apply(ctx, framework.RedisManifest(ns, "bad", replicas))
-			Expect(err).To(HaveOccurred(), "kubectl apply accepted replicas %s: %s", replicas, out)
-			Expect(err.Error()).To(ContainSubstring(message))
-			_, err = env.Redis(ctx, ns, "bad")
-			Expect(err).To(MatchError(ContainSubstring("not found")))
+			By("applying a Redis with replicas " + replicas)
+			out, applyErr := env.Apply(ctx, framework.RedisManifest(ns, "bad", replicas))
+			_, getErr := env.Redis(ctx, ns, "bad")
+			framework.DecidingCheck("kubectl apply fails with the CRD's message, and no Redis is stored", func() {
+				Expect(applyErr).To(MatchError(ContainSubstring(message)), "kubectl apply accepted replicas %s: %s", replicas, out)
+				Expect(getErr).To(MatchError(ContainSubstring("not found")), "a Redis with replicas %s was stored", replicas)
+			})
 		},
 		Entry("negative", "-1", "should be greater than or equal to 0"),
 		Entry("over the maximum", "11", "should be less than or equal to 10"),
 		Entry("not a number", `"three"`, `must be of type integer`),
 	)
 
+	// Its mutant names-unbounded (a CRD without the rule) shows that it
+	// can fail.
 	It("with a name too long for its pod names is refused", func(ctx SpecContext) {
+		By("applying a Redis whose name has 61 characters")
 		_, err := env.Apply(ctx, framework.RedisManifest(ns, strings.Repeat("r", 61), 1))
-		Expect(err).To(MatchError(ContainSubstring("metadata.name must be at most 60 characters")))
+		framework.DecidingCheck("kubectl apply fails with the CRD rule's message", func() {
+			Expect(err).To(MatchError(ContainSubstring("metadata.name must be at most 60 characters")), "a Redis with a name of 61 characters was admitted")
+		})
 	})
 
 	It("leaves its pods behind when deleted (the limitation chapter 2 fixes)", func(ctx SpecContext) {

@@ -93,10 +93,8 @@ func expectRecoversFromAPIServerRestart(ctx context.Context, ns string, leaderEl
 			env.MustKubectl(ctx, "delete", "lease", framework.LeaseName, "-n", framework.OperatorNamespace, "--ignore-not-found")
 		})
 	}
-	// The operator that ships, with no fault: what an API server restart
-	// meets in production.
-	env.Operator.Binary = framework.OperatorBinary()
-	DeferCleanup(func() { env.Operator.Binary = framework.FaultsBinary() })
+	// The operator that ships (the suite's), with no fault: what an API
+	// server restart meets in production.
 	Expect(env.StartSupervised(ctx, nil, nil)).To(Succeed())
 	steps := env.Scenario()[:1]
 	steps[0].Wait = wait

@@ -16,7 +16,7 @@ import (
 	"example.com/redis-operator/tests/framework"
 )
 
-var env = framework.NewFaultSuite(14)
+var env = framework.NewShippedSuite(14)
 
 func TestChapter14(t *testing.T) {
 	RegisterFailHandler(Fail)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -387,7 +388,11 @@ func (c *InCluster) Metrics(ctx context.Context, r *Replica, token string) (int,
 		defer stop()
 		addr = local
 	} else {
-		addr = strings.TrimSuffix(strings.TrimPrefix(r.proc.MetricsURL, "http://"), "/metrics")
+		u, err := url.Parse(r.proc.MetricsURL)
+		if err != nil {
+			return 0, "", err
+		}
+		addr = u.Host
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://"+addr+"/metrics", nil)
 	if err != nil {

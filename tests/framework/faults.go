@@ -3,6 +3,7 @@ package framework
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,6 +38,29 @@ func NewFaultSuite(chapter int) *Env {
 		Expect(env.Operator.Binary).To(BeAnExistingFile(), "the operator's test build, which injects faults: make build-faults (for a variant, make build-variant builds it, for a chapter in FAULTS_CHAPTERS or with FAULTS=true)")
 		env.Operator.Env = []string{"ENABLE_WEBHOOKS=false"}
 		env.WaitForOwnerMapping(ctx)
+	}, func(ctx context.Context) {
+		env.connect(ctx)
+		env.Operator = remoteOperator(env.Chapter)
+	})
+	return env
+}
+
+// NewShippedSuite registers the BeforeSuite and AfterSuite of the suite of
+// the chapter that ships (chapters.Shipped): the operator that ships runs
+// on the host from the start, as `make run` runs it (without its webhook,
+// ENABLE_WEBHOOKS=false), as NewSuite's does, so that the behaviour specs
+// of the chapters before it run against it, in parallel. The chapter's own
+// specs, Serial, run the operator their own way (Env.StartSupervised stops
+// the suite's first), and the cleanup of each spec's namespace starts it
+// again.
+func NewShippedSuite(chapter int) *Env {
+	env := &Env{Chapter: chapter}
+	env.registerSuiteNodes(func(ctx context.Context) {
+		env.prepareOperator(ctx)
+		env.Operator.Env = []string{"ENABLE_WEBHOOKS=false"}
+		env.WaitForOwnerMapping(ctx)
+		By(fmt.Sprintf("starting the chapter %d operator, as it ships, as that ServiceAccount (log: %s)", env.Operator.Chapter, env.Operator.LogPath))
+		Expect(env.Operator.Start(ctx)).To(Succeed())
 	}, func(ctx context.Context) {
 		env.connect(ctx)
 		env.Operator = remoteOperator(env.Chapter)

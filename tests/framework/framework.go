@@ -192,7 +192,52 @@ func (e *Env) prepareOperator(ctx context.Context) {
 		LogPath:    operatorLogPath(e.Chapter),
 		Args:       slices.Clone(e.operatorArgs),
 	}
+	if chapter != 0 {
+		e.Operator.metricsToken = e.metricsScraperToken(ctx)
+	}
 	_ = os.Remove(e.Operator.LogPath)
+}
+
+// The account the suites read the operator's metrics as: from chapter 10
+// on, the operator serves them over HTTPS to callers that the API server
+// authenticates and authorizes, as a Prometheus in the cluster is (the
+// metrics-reader ClusterRole that make deploy installs, under a name of
+// the suites' own, which their tear-down deletes).
+const (
+	metricsScraper     = "metrics-scraper"
+	metricsScraperRole = "redis-operator-suite-metrics-reader"
+)
+
+// metricsScraperToken makes the account the suites read the operator's
+// metrics as, and returns a token of it. Before chapter 10 the operator
+// serves its metrics to anyone over HTTP, and the token is not sent.
+func (e *Env) metricsScraperToken(ctx context.Context) string {
+	GinkgoHelper()
+	By("making the account the suite reads the operator's metrics as, allowed to get /metrics, as a Prometheus in the cluster is")
+	_, err := e.Apply(ctx, fmt.Sprintf(`apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: %[1]s
+rules:
+- nonResourceURLs: [/metrics]
+  verbs: [get]
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata:
+  namespace: %[2]s
+  name: %[3]s
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: %[1]s
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: %[1]s}
+subjects:
+- {kind: ServiceAccount, namespace: %[2]s, name: %[3]s}
+`, metricsScraperRole, OperatorNamespace, metricsScraper))
+	Expect(err).NotTo(HaveOccurred())
+	return strings.TrimSpace(e.MustKubectl(ctx, "create", "token", metricsScraper, "-n", OperatorNamespace, "--duration=6h"))
 }
 
 // OperatorBinary is the operator the suite runs, as it ships: OPERATOR_BIN,
@@ -323,6 +368,8 @@ func (e *Env) Teardown(ctx context.Context) {
 	if e.operatorRole != "" {
 		e.MustKubectl(ctx, "delete", "-f", e.operatorRole, "--ignore-not-found")
 	}
+	e.MustKubectl(ctx, "delete", "clusterrolebinding,clusterrole", metricsScraperRole, "--ignore-not-found")
+	e.MustKubectl(ctx, "delete", "serviceaccount", metricsScraper, "-n", OperatorNamespace, "--ignore-not-found")
 	// The whole run, the specs' cleanups included, which a spec's own
 	// check (NewNamespace) does not wait for.
 	Expect(e.deathSince(0, "in the suite")).To(BeEmpty(), "the operator under test died or panicked")

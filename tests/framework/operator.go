@@ -48,6 +48,9 @@ type Operator struct {
 	// remote is set on the parallel processes other than 1: the operator
 	// is process 1's, and only its log can be read here.
 	remote bool
+	// metricsToken is sent with each read of the operator's metrics: a
+	// token of an account that may get /metrics (Env.metricsScraperToken).
+	metricsToken string
 
 	mu   sync.Mutex
 	proc *proc.Operator
@@ -425,7 +428,7 @@ func (o *Operator) metric(ctx context.Context, family string, match func(map[str
 	if p == nil {
 		return 0, fmt.Errorf("the chapter %d operator was not started", o.Chapter)
 	}
-	m, err := promtext.Scrape(ctx, p.MetricsURL)
+	m, err := promtext.ScrapeWithToken(ctx, p.MetricsURL, o.metricsToken)
 	if err != nil {
 		return 0, err
 	}
