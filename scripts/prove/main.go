@@ -103,7 +103,14 @@ func run() error {
 	// (a link of some 12 s of CPU each, dozens of times with the mutants).
 	var overlay string
 	if *specFile != "" {
-		var err error
+		// What no run can make a proof, refused before any.
+		problems, err := vetSpec(*specFile, suite, filepath.Join(filepath.Dir(suite), "framework"))
+		if err != nil {
+			return err
+		}
+		if len(problems) > 0 {
+			return fmt.Errorf("your spec %s cannot prove chapter %d's lesson as it is written:\n  - %s", *specFile, chapter, strings.Join(problems, "\n  - "))
+		}
 		if overlay, err = specOverlay(suite, *specFile, outDir); err != nil {
 			return err
 		}

@@ -7,10 +7,10 @@
 // workspace holds chapter 5's own package. That the lesson specs fail
 // against chapter 5's start is prove's red run of chapter 5 (chapter 4 is
 // the start); this checks make check's own path.
-// Chapter 5's spec exercise too: make check-spec must refuse the skeleton
-// and pass an answer (testdata), which kills the chapter's mutant of the
-// spec it stands for; and chapter 13's, judged against its mutant in
-// place of chapter 12. Run it with `make test-exercise` (CI does, on the
+// Chapter 5's spec exercise too: make check-spec must refuse the skeleton,
+// and three wrong answers before any run, and pass an answer (testdata),
+// which kills the chapter's mutant of the spec it stands for; and chapter
+// 13's, judged against its mutant in place of chapter 12. Run it with `make test-exercise` (CI does, on the
 // local backend).
 package exercise
 
@@ -135,6 +135,39 @@ func TestSpecExerciseFive(t *testing.T) {
 		t.Fatalf("make check-spec failed with an answer: %v", err)
 	}
 	mustSay(out, "Against the mutant trusts-the-record", "Your spec proves chapter 5's lesson", "it kills 1 mutants")
+}
+
+// Three wrong answers to chapter 5's spec exercise (testdata), each
+// refused by make check-spec before any run, saying why: a deciding check
+// that asserts nothing, a call of the chapter's own spec, a spec that
+// reads which chapter it runs against.
+func TestSpecExerciseRefusesWrongAnswers(t *testing.T) {
+	root, rel, runMake, mustSay := setup(t)
+
+	if _, err := runMake("exercise-spec", "5"); err != nil {
+		t.Fatalf("make exercise-spec 5: %v", err)
+	}
+	for file, says := range map[string][]string{
+		"wrong-asserts-nothing05_test.go.txt": {"its deciding check asserts nothing"},
+		"wrong-own-spec05_test.go.txt":        {"calls ExpectPodComesBack, one of the framework's specs"},
+		"wrong-reads-env05_test.go.txt":       {"names OPERATOR_CHAPTER", "reads Chapter"},
+	} {
+		answer, err := os.ReadFile(filepath.Join("testdata", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, rel, "spec-05-rebuild-pods", "spec_test.go"), answer, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := runMake("check-spec", "5")
+		if err == nil {
+			t.Fatalf("make check-spec 5 passed with %s", file)
+		}
+		mustSay(out, append(says, "cannot prove chapter 5's lesson as it is written")...)
+		if strings.Contains(out, "Against chapter 4") {
+			t.Errorf("make check-spec 5 ran %s against chapter 4: it is refused before any run", file)
+		}
+	}
 }
 
 // Chapter 13's spec exercise, whose chapter is proven against its
