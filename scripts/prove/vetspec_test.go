@@ -15,7 +15,7 @@ import (
 func TestVetSpec(t *testing.T) {
 	for _, tc := range []struct {
 		name, suite, file string
-		want             []string // each a problem's words; none: accepted
+		want              []string // each a problem's words; none: accepted
 	}{
 		{"chapter 5's answer", "chapter05", "spec05_test.go.txt", nil},
 		{"chapter 13's answer", "chapter13", "spec13_test.go.txt", nil},
