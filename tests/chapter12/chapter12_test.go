@@ -96,8 +96,9 @@ type SweepSummary struct {
 	// before a write.
 	CrashedAfter  map[string]int
 	CrashedBefore int
-	// Missed are the points that no run reached, in two tries: a run made
-	// fewer status patches than the clean run, say.
+	// Missed are the points that no run reached, in two tries (a run made
+	// fewer status patches than the clean run, say): each is a failure
+	// too, since a point never crashed at proves nothing about it.
 	Missed []crashPoint
 	// Failures says, for each run that did not end as the clean run did,
 	// or did not crash as asked, why.
@@ -127,7 +128,8 @@ func (s SweepSummary) String() string {
 // expectCrashSweep runs Scenario once with the operator counting its
 // writes, then once for each crash point of that clean run (crashPoints),
 // with the operator crashed there and restarted at once. A run that did
-// not reach its point is made again once. Every run that crashed must
+// not reach its point is made again once, and fails the sweep if it does
+// not reach it then either. Every run that crashed must
 // reach the clean run's state after every step, with the same details
 // (framework.State.Details), and make no write after the last step;
 // every write of the clean run must have been crashed after at least
@@ -217,6 +219,7 @@ func expectCrashSweep(ctx context.Context) {
 			again = append(again, run{index: res.index, try: 2, point: res.point}) // fewer writes of that name this time: once more
 		case !res.reached:
 			summary.Missed = append(summary.Missed, res.point)
+			summary.Failures = append(summary.Failures, fmt.Sprintf("crash %s: reached by neither of two runs, which made fewer writes of that name than the clean run", res.point))
 		case res.point.Before:
 			summary.CrashedBefore++
 		default:
