@@ -59,12 +59,7 @@ func vetSpec(file, suiteDir, frameworkDir string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	declared := map[string]bool{}
-	for _, d := range f.Decls {
-		for _, n := range declNames(d) {
-			declared[n] = true
-		}
-	}
+	declared := definedNames(f)
 	var problems []string
 	say := func(n ast.Node, format string, args ...any) {
 		problems = append(problems, fmt.Sprintf("%s: %s", fset.Position(n.Pos()), fmt.Sprintf(format, args...)))
@@ -163,6 +158,48 @@ func specBodies(dir string) (map[string]bool, error) {
 	}
 	delete(names, "LessonStep")
 	return names, nil
+}
+
+// definedNames are the names the file defines itself, at the top or
+// inside its functions: a variable of the learner's that happens to share
+// a name with one of the suite's is the learner's.
+func definedNames(f *ast.File) map[string]bool {
+	names := map[string]bool{}
+	for _, d := range f.Decls {
+		for _, n := range declNames(d) {
+			names[n] = true
+		}
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.AssignStmt:
+			if x.Tok == token.DEFINE {
+				for _, l := range x.Lhs {
+					if id, ok := l.(*ast.Ident); ok {
+						names[id.Name] = true
+					}
+				}
+			}
+		case *ast.ValueSpec:
+			for _, id := range x.Names {
+				names[id.Name] = true
+			}
+		case *ast.Field:
+			for _, id := range x.Names {
+				names[id.Name] = true
+			}
+		case *ast.RangeStmt:
+			if x.Tok == token.DEFINE {
+				for _, e := range []ast.Expr{x.Key, x.Value} {
+					if id, ok := e.(*ast.Ident); ok {
+						names[id.Name] = true
+					}
+				}
+			}
+		}
+		return true
+	})
+	return names
 }
 
 func declNames(d ast.Decl) []string {

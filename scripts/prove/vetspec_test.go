@@ -23,9 +23,32 @@ func TestVetSpec(t *testing.T) {
 		{"calls the chapter's own spec", "chapter05", "wrong-own-spec05_test.go.txt", []string{"calls ExpectPodComesBack, one of the framework's specs"}},
 		{"reads the environment", "chapter05", "wrong-reads-env05_test.go.txt", []string{"imports os", "names OPERATOR_CHAPTER", "reads Chapter"}},
 		{"calls a spec of the suite's package", "chapter13", "", []string{"uses expectStaleCacheSparesForeignPod, the chapter's own"}},
+		{"a variable named as one of the suite's", "chapter14", "own-name", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join("../../tests/exercise/testdata", tc.file)
+			if tc.file == "own-name" {
+				path = filepath.Join(t.TempDir(), "spec_test.go")
+				src := `package chapter14
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+var _ = Describe("The API server", func() {
+	It("is waited for", func(ctx SpecContext) {
+		kubeletBackOff := time.Minute
+		Expect(kubeletBackOff).To(BeNumerically(">", 0))
+	})
+})
+`
+				if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
 			if tc.file == "" {
 				path = filepath.Join(t.TempDir(), "spec_test.go")
 				src := `package chapter13
