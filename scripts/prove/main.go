@@ -535,7 +535,7 @@ func theCheck(s types.SpecReport, step string) (check, problem string) {
 	case !hasDecidingCheck(s):
 		return "", fmt.Sprintf("it failed in step %q with no deciding check (framework.DecidingCheck): nothing says which assertion decides it: %s", step, why(s.Failure.Message))
 	default:
-		return "", fmt.Sprintf("it failed in step %q, but not in a deciding check (an assertion outside framework.DecidingCheck): %s", step, why(s.Failure.Message))
+		return "", fmt.Sprintf("it failed in step %q, in an assertion that is not in a deciding check (outside framework.DecidingCheck): %s", step, why(s.Failure.Message))
 	}
 }
 
