@@ -101,19 +101,12 @@ func vetSpec(file, suiteDir, frameworkDir string) ([]string, error) {
 // suiteDeclarations are the top-level names of the suite's own files, but
 // env, which a learner's spec is meant to use.
 func suiteDeclarations(dir string) (map[string]bool, error) {
-	names := map[string]bool{}
-	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	files, err := parseDir(dir, func(path string) bool { return filepath.Base(path) != exerciseFile })
 	if err != nil {
 		return nil, err
 	}
-	for _, path := range files {
-		if filepath.Base(path) == exerciseFile {
-			continue
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return nil, err
-		}
+	names := map[string]bool{}
+	for _, f := range files {
 		for _, d := range f.Decls {
 			for _, n := range declNames(d) {
 				names[n] = n != "env" && n != "_"
@@ -127,19 +120,12 @@ func suiteDeclarations(dir string) (map[string]bool, error) {
 // those that mark a lesson step (LessonStep), and those that declare
 // specs (…Spec, returning bool, as Describe does).
 func specBodies(dir string) (map[string]bool, error) {
-	names := map[string]bool{}
-	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	files, err := parseDir(dir, func(path string) bool { return !strings.HasSuffix(path, "_test.go") })
 	if err != nil {
 		return nil, err
 	}
-	for _, path := range files {
-		if strings.HasSuffix(path, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return nil, err
-		}
+	names := map[string]bool{}
+	for _, f := range files {
 		for _, d := range f.Decls {
 			fn, ok := d.(*ast.FuncDecl)
 			if !ok || fn.Body == nil || !fn.Name.IsExported() {
@@ -158,6 +144,26 @@ func specBodies(dir string) (map[string]bool, error) {
 	}
 	delete(names, "LessonStep")
 	return names, nil
+}
+
+// parseDir parses the Go files of dir that keep wants.
+func parseDir(dir string, keep func(path string) bool) ([]*ast.File, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		return nil, err
+	}
+	var files []*ast.File
+	for _, path := range paths {
+		if !keep(path) {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	return files, nil
 }
 
 // definedNames are the names the file defines itself, at the top or
