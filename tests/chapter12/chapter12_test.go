@@ -32,57 +32,6 @@ var _ = Describe("The operator stopped while a Redis changes three times", Seria
 // The bodies of the specs above. Each runs the operator under
 // StartSupervised, so that when it crashes it is back at once.
 
-// A crashPoint is where a run of the sweep crashes the operator: right
-// after a write, or right before one, named as the operator names its
-// writes ("delete Pod cache-4#1": the first delete of pod cache-4).
-type crashPoint struct {
-	Before bool
-	Write  string
-}
-
-func (p crashPoint) String() string {
-	if p.Before {
-		return "before " + p.Write
-	}
-	return "after " + p.Write
-}
-
-// vars is the operator's environment that asks for the crash.
-func (p crashPoint) vars() []string {
-	if p.Before {
-		return []string{faults.EnvCrashBeforeWrite + "=" + p.Write}
-	}
-	return []string{faults.EnvCrashAfterWrite + "=" + p.Write}
-}
-
-// nameOf is a write's name without its number among those of that name:
-// "delete Pod cache-4".
-func nameOf(write string) string {
-	name, _, _ := strings.Cut(write, "#")
-	return name
-}
-
-// crashPoints are the sweep's points for the writes of the clean run:
-// right after each, and right before each that follows a write of another
-// name, one the clean run makes several times. Which status patch is the
-// 12th depends on how events fell together in that run; the first delete
-// of cache-4 does not, and right before it is right after whichever patch
-// came last.
-func crashPoints(writes []faults.Write) []crashPoint {
-	made := map[string]int{}
-	for _, w := range writes {
-		made[nameOf(w.Name)]++
-	}
-	var points []crashPoint
-	for i, w := range writes {
-		if prev := i - 1; prev >= 0 && made[nameOf(writes[prev].Name)] > 1 && nameOf(writes[prev].Name) != nameOf(w.Name) {
-			points = append(points, crashPoint{Before: true, Write: w.Name})
-		}
-		points = append(points, crashPoint{Write: w.Name})
-	}
-	return points
-}
-
 // SweepSummary is what a crash sweep found, printed in the report.
 type SweepSummary struct {
 	// Writes is how many writes the clean run made, and Names their names
@@ -100,6 +49,9 @@ type SweepSummary struct {
 	// fewer status patches than the clean run, say): each is a failure
 	// too, since a point never crashed at proves nothing about it.
 	Missed []crashPoint
+	// Repeats are the points of a Repeat write that neither try made
+	// again: not failures, since the write they follow was crashed at.
+	Repeats []crashPoint
 	// Failures says, for each run that did not end as the clean run did,
 	// or did not crash as asked, why.
 	Failures []string
@@ -121,24 +73,27 @@ func (s SweepSummary) String() string {
 	if s.Left > 0 {
 		stopped = fmt.Sprintf(" (--fail-fast: stopped there, %d points not run)", s.Left)
 	}
-	return fmt.Sprintf("crash sweep: %d writes in the clean run, %d distinct; %d runs; crashed right after: %s; right before a write: %d; points not reached twice: %d%s; %d failures%s",
-		s.Writes, len(s.Names), s.Runs, strings.Join(after, ", "), s.CrashedBefore, len(s.Missed), missed, len(s.Failures), stopped)
+	repeats := ""
+	if len(s.Repeats) > 0 {
+		repeats = fmt.Sprintf("; repeats of a write the runs did not make again: %d %v", len(s.Repeats), s.Repeats)
+	}
+	return fmt.Sprintf("crash sweep: %d writes in the clean run, %d distinct; %d runs; crashed right after: %s; right before a write: %d; points not reached twice: %d%s%s; %d failures%s",
+		s.Writes, len(s.Names), s.Runs, strings.Join(after, ", "), s.CrashedBefore, len(s.Missed), missed, repeats, len(s.Failures), stopped)
 }
 
 // expectCrashSweep runs Scenario once with the operator counting its
 // writes, then once for each crash point of that clean run (crashPoints),
 // with the operator crashed there and restarted at once. A run that did
 // not reach its point is made again once, and fails the sweep if it does
-// not reach it then either. Every run that crashed must
-// reach the clean run's state after every step, with the same details
-// (framework.State.Details), and make no write after the last step;
-// every write of the clean run must have been crashed after at least
-// once. Each run has
-// a namespace and an operator of its own (Operator.Scoped), so that
-// sweepRunsAtOnce runs go at once. The sweep runs every point and reports
-// every failing run, unless Ginkgo runs with --fail-fast: then it starts
-// no run after the first failure (prove's mutant runs do: one failing run
-// is the verdict).
+// not reach it then either, unless the point's write is a Repeat. Every
+// run that crashed must reach the clean run's state after every step,
+// with the same details (framework.State.Details), and make no write
+// after the last step; every write of the clean run must have been
+// crashed after at least once. Each run has a namespace and an operator
+// of its own (Operator.Scoped), so that sweepRunsAtOnce runs go at once.
+// The sweep runs every point and reports every failing run, unless Ginkgo
+// runs with --fail-fast: then it starts no run after the first failure
+// (prove's mutant runs do: one failing run is the verdict).
 func expectCrashSweep(ctx context.Context) {
 	steps := env.Scenario()
 	By("the clean run: the scenario with the operator counting its writes")
@@ -217,6 +172,8 @@ func expectCrashSweep(ctx context.Context) {
 			summary.Failures = append(summary.Failures, fmt.Sprintf("crash %s: %s", res.point, res.failure))
 		case !res.reached && res.try == 1:
 			again = append(again, run{index: res.index, try: 2, point: res.point}) // fewer writes of that name this time: once more
+		case !res.reached && res.point.Repeat:
+			summary.Repeats = append(summary.Repeats, res.point) // the run's cache kept up: it did not write twice
 		case !res.reached:
 			summary.Missed = append(summary.Missed, res.point)
 			summary.Failures = append(summary.Failures, fmt.Sprintf("crash %s: reached by neither of two runs, which made fewer writes of that name than the clean run", res.point))
