@@ -44,14 +44,37 @@ type Chapter struct {
 	// before, which fails them for want of what the chapter adds, not of
 	// what they prove.
 	ProvedByMutants bool
+	// APIServerRung: the lowest rung of the testing ladder on which its
+	// lesson specs can fail is an API server alone (envtest), not a whole
+	// cluster (TESTING.md): make test-envtest proves its lesson there.
+	APIServerRung bool
+	// TooLow, if set, is a lesson spec of the chapter that fails on an
+	// API server alone, for what that rung lacks: make test-envtest runs
+	// it there against the chapter's own operator, and it must fail.
+	TooLow *TooLow
+}
+
+// TooLow is a lesson spec run one rung lower than it needs, and how it
+// must fail there.
+type TooLow struct {
+	// Spec is the spec's full text; Check the deciding check it must fail
+	// in, with a message that contains Message.
+	Spec, Check, Message string
+	// Lacks is what the rung lacks, for the reader.
+	Lacks string
 }
 
 // All lists every chapter, in order, numbered from 1 with no gap.
 var All = []Chapter{
 	{Number: 1, Slug: "create-pods"},
-	{Number: 2, Slug: "finalizer-tracking"},
-	{Number: 3, Slug: "owner-references"},
-	{Number: 4, Slug: "watch-pod-deletes"},
+	{Number: 2, Slug: "finalizer-tracking", APIServerRung: true},
+	{Number: 3, Slug: "owner-references", TooLow: &TooLow{
+		Spec:    "A Redis has its pods removed by the garbage collector when it goes without the operator",
+		Check:   "none of the Redis' pods is left",
+		Message: "the garbage collector did not delete the pods",
+		Lacks:   "the garbage collector, which runs in kube-controller-manager",
+	}},
+	{Number: 4, Slug: "watch-pod-deletes", APIServerRung: true},
 	{Number: 5, Slug: "rebuild-pods"},
 	{Number: 6, Slug: "scale-and-status"},
 	{Number: 7, Slug: "idiomatic"},
@@ -180,5 +203,7 @@ func MakeInclude(cs []Chapter, shipped int) string {
 	set("WEBHOOK_CHAPTERS", list(func(c Chapter) bool { return c.Webhook }, number))
 	set("FAULTS_CHAPTERS", list(func(c Chapter) bool { return c.Faults }, number))
 	set("PROVED_BY_MUTANTS", list(func(c Chapter) bool { return c.ProvedByMutants }, number))
+	set("API_SERVER_RUNG_CHAPTERS", list(func(c Chapter) bool { return c.APIServerRung }, number))
+	set("TOO_LOW_CHAPTERS", list(func(c Chapter) bool { return c.TooLow != nil }, number))
 	return b.String()
 }

@@ -35,10 +35,10 @@ kind-node-runtime: ## Build only the part of the node image that needs neither K
 	@$(kind_node_image_build) --runtime
 
 .PHONY: cluster-up
-cluster-up: cluster-tool kubectl ## Start the test cluster (CLUSTER=kind|local|existing|auto) or reuse it; prints export KUBECONFIG=...
+cluster-up: cluster-tool kubectl ## Start the test cluster (CLUSTER=kind|local|envtest|existing|auto; envtest: an API server alone) or reuse it; prints export KUBECONFIG=...
 	@cluster=$$($(BIN)/cluster choose); \
-	if [[ $$cluster == local ]]; then $(MAKE) --no-print-directory kubernetes; fi; \
-	$(BIN)/cluster up --cluster "$$cluster" --bin-dir $(KUBERNETES_BIN) --state-dir $(LOCAL_CLUSTER_DIR) --env-file $(CLUSTER_ENV)
+	if [[ $$cluster == local || $$cluster == envtest ]]; then $(MAKE) --no-print-directory kubernetes; fi; \
+	$(BIN)/cluster up --cluster "$$cluster" --bin-dir $(KUBERNETES_BIN) --state-dir $(LOCAL_CLUSTER_DIR) --envtest-state-dir $(ENVTEST_CLUSTER_DIR) --env-file $(CLUSTER_ENV)
 
 # bin/cluster starts and stops the clusters; go build is a no-op when
 # nothing changed.
@@ -48,7 +48,7 @@ cluster-tool:
 
 .PHONY: cluster-down
 cluster-down: cluster-tool ## Stop the test cluster (with CLUSTER=auto: the kind and the local one).
-	@$(BIN)/cluster down --state-dir $(LOCAL_CLUSTER_DIR) --env-file $(CLUSTER_ENV)
+	@$(BIN)/cluster down --state-dir $(LOCAL_CLUSTER_DIR) --envtest-state-dir $(ENVTEST_CLUSTER_DIR) --env-file $(CLUSTER_ENV)
 
 .PHONY: apiserver-stop
 apiserver-stop: cluster-tool ## Stop the test cluster's kube-apiserver, as an upgrade or a crash would; etcd and the nodes keep running.

@@ -14,6 +14,7 @@ import (
 const (
 	Kind     = "kind"     // a kind cluster (Docker)
 	Local    = "local"    // the no-Docker cluster on loopback
+	Envtest  = "envtest"  // an API server alone, as envtest starts it
 	Existing = "existing" // whatever KUBECONFIG points at
 )
 
@@ -22,7 +23,7 @@ const (
 // daemon answers, local otherwise. The reason says why, for the user.
 func Choose(ctx context.Context, requested string) (name, reason string, err error) {
 	switch requested {
-	case Kind, Local, Existing:
+	case Kind, Local, Envtest, Existing:
 		return requested, "CLUSTER=" + requested, nil
 	case "", "auto":
 		version, err := kindcluster.DockerAnswers(ctx)
@@ -31,6 +32,6 @@ func Choose(ctx context.Context, requested string) (name, reason string, err err
 		}
 		return Kind, fmt.Sprintf("Docker %s answers; CLUSTER=local for the cluster without Docker", version), nil
 	default:
-		return "", "", fmt.Errorf("unknown CLUSTER %q: choose kind, local, existing or auto (the default)", requested)
+		return "", "", fmt.Errorf("unknown CLUSTER %q: choose kind, local, envtest, existing or auto (the default)", requested)
 	}
 }

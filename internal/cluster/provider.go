@@ -17,8 +17,12 @@ import (
 // reuses it), says where its kubeconfig is, collects its logs, and takes
 // it down.
 type Provider interface {
-	// Name is the backend: kind, local or existing.
+	// Name is the backend: kind, local, envtest or existing.
 	Name() string
+	// APIServerOnly reports whether the cluster is an API server alone
+	// (envtest): no controller manager, scheduler or kubelet, so nothing
+	// provisions a namespace, collects garbage, schedules or runs a pod.
+	APIServerOnly() bool
 	// Up creates the cluster, or reuses a running one, and waits until its
 	// API server answers. Progress goes to out.
 	Up(ctx context.Context, out io.Writer) error
@@ -58,12 +62,15 @@ type Options struct {
 	// LocalRun is the command that runs the local cluster's supervisor in
 	// the foreground (bin/cluster run ...); Up starts it in the background.
 	LocalRun []string
+	// Envtest and EnvtestRun are the same for the API server alone.
+	Envtest    localcluster.Options
+	EnvtestRun []string
 }
 
 // OptionsFromEnv reads the backends' options from the environment, with
 // their state under root/_output by default: KIND_CLUSTER_NAME,
 // KIND_CLUSTER_DIR, KIND_NODE_IMAGE, KIND_OFFLINE_NODE_IMAGE,
-// KIND_API_SERVER_PORT and LOCAL_CLUSTER_DIR.
+// KIND_API_SERVER_PORT, LOCAL_CLUSTER_DIR and ENVTEST_CLUSTER_DIR.
 func OptionsFromEnv(root string) (Options, error) {
 	k, err := kindcluster.OptionsFromEnv(filepath.Join(root, "_output", "kind-cluster"))
 	if err != nil {
@@ -73,7 +80,12 @@ func OptionsFromEnv(root string) (Options, error) {
 	if dir == "" {
 		dir = filepath.Join(root, "_output", "local-cluster")
 	}
-	return Options{Kind: k, Local: localcluster.Options{StateDir: dir}}, nil
+	envtestDir := os.Getenv("ENVTEST_CLUSTER_DIR")
+	if envtestDir == "" {
+		envtestDir = filepath.Join(root, "_output", "envtest-cluster")
+	}
+	return Options{Kind: k, Local: localcluster.Options{StateDir: dir},
+		Envtest: localcluster.Options{StateDir: envtestDir, APIServerOnly: true}}, nil
 }
 
 // New returns the provider of the named backend (as Choose resolves it).
@@ -82,7 +94,9 @@ func New(name string, o Options) (Provider, error) {
 	case Kind:
 		return kindProvider{o.Kind}, nil
 	case Local:
-		return localProvider{o.Local, o.LocalRun}, nil
+		return localProvider{Local, o.Local, o.LocalRun}, nil
+	case Envtest:
+		return localProvider{Envtest, o.Envtest, o.EnvtestRun}, nil
 	case Existing:
 		return existingProvider{os.Getenv("KUBECONFIG")}, nil
 	default:
@@ -93,6 +107,8 @@ func New(name string, o Options) (Provider, error) {
 type kindProvider struct{ o kindcluster.Options }
 
 func (kindProvider) Name() string { return Kind }
+
+func (kindProvider) APIServerOnly() bool { return false }
 
 func (p kindProvider) Up(ctx context.Context, out io.Writer) error {
 	return kindcluster.Up(ctx, p.o, out)
@@ -135,16 +151,21 @@ func (p kindProvider) StartAPIServer(ctx context.Context, out io.Writer) error {
 	return kindcluster.StartAPIServer(ctx, p.o, out)
 }
 
+// localProvider is the local backend, and the API server alone (envtest)
+// when its options say APIServerOnly.
 type localProvider struct {
-	o   localcluster.Options
-	run []string
+	name string
+	o    localcluster.Options
+	run  []string
 }
 
-func (localProvider) Name() string { return Local }
+func (p localProvider) Name() string { return p.name }
+
+func (p localProvider) APIServerOnly() bool { return p.o.APIServerOnly }
 
 func (p localProvider) Up(ctx context.Context, out io.Writer) error {
 	if len(p.run) == 0 {
-		return errors.New("the local cluster needs the command that runs it (bin/cluster run)")
+		return fmt.Errorf("the %s backend needs the command that runs it (bin/cluster run)", p.name)
 	}
 	return localcluster.Up(ctx, p.o, p.run, out)
 }
@@ -155,7 +176,7 @@ func (p localProvider) Down(_ context.Context, out io.Writer) error {
 
 func (p localProvider) Check(context.Context) error {
 	if p.o.Running() == 0 {
-		return fmt.Errorf("no local cluster is running in %s", p.o.StateDir)
+		return fmt.Errorf("no %s cluster is running in %s", p.name, p.o.StateDir)
 	}
 	return nil
 }
@@ -180,6 +201,8 @@ func (p localProvider) StartAPIServer(ctx context.Context, out io.Writer) error 
 type existingProvider struct{ kubeconfig string }
 
 func (existingProvider) Name() string { return Existing }
+
+func (existingProvider) APIServerOnly() bool { return false }
 
 func (p existingProvider) Up(ctx context.Context, _ io.Writer) error { return p.Check(ctx) }
 

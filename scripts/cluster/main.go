@@ -1,6 +1,6 @@
 // Command cluster brings the test cluster up and down for the Makefile and
 // for learners. The backend is CLUSTER (or --cluster): kind, local,
-// existing, or auto (the default: kind when a Docker daemon answers, local
+// envtest (an API server alone), existing, or auto (the default: kind when a Docker daemon answers, local
 // otherwise). `cluster up` prints `export CLUSTER=...` and, as its last
 // line, `export KUBECONFIG=<path>`, and writes both to --env-file for the
 // Makefile; `cluster down` stops what `up` started.
@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"example.com/redis-operator/internal/cluster"
@@ -37,7 +38,7 @@ func usage(fs *flag.FlagSet) func() {
 		fmt.Fprintln(fs.Output(), "  load-image  put the image archive --archive on every node (kind only)")
 		fmt.Fprintln(fs.Output(), "  stop-apiserver  stop the cluster's kube-apiserver (etcd and the nodes keep running)")
 		fmt.Fprintln(fs.Output(), "  start-apiserver  start it again as it was, and wait until it answers")
-		fmt.Fprintln(fs.Output(), "  run     keep the local cluster in the foreground until interrupted (what up starts)")
+		fmt.Fprintln(fs.Output(), "  run     keep the local cluster (--api-server-only: the API server alone) in the foreground until interrupted (what up starts)")
 		fmt.Fprintln(fs.Output(), "\nThe kind backend also reads KIND_CLUSTER_NAME, KIND_CLUSTER_DIR, KIND_NODE_IMAGE,")
 		fmt.Fprintln(fs.Output(), "KIND_OFFLINE_NODE_IMAGE and KIND_API_SERVER_PORT.\n\nFlags:")
 		fs.PrintDefaults()
@@ -46,10 +47,12 @@ func usage(fs *flag.FlagSet) func() {
 
 func run() error {
 	fs := flag.NewFlagSet("cluster", flag.ContinueOnError)
-	var backend, binDir, stateDir, envFile, archive string
-	fs.StringVar(&backend, "cluster", os.Getenv("CLUSTER"), "kind, local, existing or auto (default $CLUSTER, else auto)")
-	fs.StringVar(&binDir, "bin-dir", "", "local: directory with etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kubemark")
+	var backend, binDir, stateDir, envtestDir, envFile, archive string
+	fs.StringVar(&backend, "cluster", os.Getenv("CLUSTER"), "kind, local, envtest, existing or auto (default $CLUSTER, else auto)")
+	fs.StringVar(&binDir, "bin-dir", "", "local and envtest: directory with etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kubemark")
 	fs.StringVar(&stateDir, "state-dir", "_output/local-cluster", "local: directory for the kubeconfig, pid file and logs")
+	fs.StringVar(&envtestDir, "envtest-state-dir", "_output/envtest-cluster", "envtest: the same for the API server alone")
+	apiServerOnly := fs.Bool("api-server-only", false, "run: the API server alone (envtest), in --envtest-state-dir")
 	fs.StringVar(&envFile, "env-file", "", "up: also write the export lines to this file; down: remove it")
 	fs.StringVar(&archive, "archive", "", "load-image: the image archive (docker save's format), e.g. _output/image/redis-operator.tar")
 	fs.Usage = usage(fs)
@@ -65,7 +68,7 @@ func run() error {
 		return fmt.Errorf("unexpected arguments: %v", fs.Args())
 	}
 	var err error
-	for _, p := range []*string{&stateDir, &binDir, &envFile} {
+	for _, p := range []*string{&stateDir, &envtestDir, &binDir, &envFile} {
 		if *p, err = abs(*p); err != nil {
 			return err
 		}
@@ -83,12 +86,16 @@ func run() error {
 		return err
 	}
 	opts.Local = localcluster.Options{BinDir: binDir, StateDir: stateDir, Nodes: nodes}
+	opts.Envtest = localcluster.Options{BinDir: binDir, StateDir: envtestDir, APIServerOnly: true}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if cmd == "run" {
 		if binDir == "" {
 			return errors.New("--bin-dir is required")
+		}
+		if *apiServerOnly {
+			return localcluster.Run(ctx, opts.Envtest)
 		}
 		return localcluster.Run(ctx, opts.Local)
 	}
@@ -97,6 +104,7 @@ func run() error {
 		return err
 	}
 	opts.LocalRun = []string{self, "run", "--bin-dir", binDir, "--state-dir", stateDir}
+	opts.EnvtestRun = []string{self, "run", "--api-server-only", "--bin-dir", binDir, "--envtest-state-dir", envtestDir}
 
 	explicit := backend != "" && backend != "auto"
 	name, reason, err := cluster.Choose(ctx, backend)
@@ -116,15 +124,18 @@ func run() error {
 		if !explicit {
 			fmt.Fprintf(os.Stderr, "Cluster: %s (%s)\n", name, reason)
 		}
-		if name == cluster.Local && binDir == "" {
-			return errors.New("--bin-dir is required for the local cluster")
+		if (name == cluster.Local || name == cluster.Envtest) && binDir == "" {
+			return fmt.Errorf("--bin-dir is required for the %s cluster", name)
 		}
 		if err := p.Up(ctx, os.Stderr); err != nil {
 			return err
 		}
 		return writeExports(envFile, name, p.KubeconfigPath())
 	case "down":
-		if envFile != "" {
+		// The exports go with the cluster they name: stopping the API
+		// server alone leaves those of the local cluster that is up.
+		if data, err := os.ReadFile(envFile); envFile != "" && err == nil &&
+			(!explicit || strings.Contains(string(data), "export CLUSTER="+name+"\n")) {
 			if err := os.Remove(envFile); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return err
 			}
@@ -134,7 +145,7 @@ func run() error {
 		}
 		// auto: whichever backend's cluster runs.
 		var errs []error
-		for _, n := range []string{cluster.Local, cluster.Kind} {
+		for _, n := range []string{cluster.Local, cluster.Envtest, cluster.Kind} {
 			q, err := cluster.New(n, opts)
 			if err == nil {
 				err = q.Down(ctx, os.Stderr)

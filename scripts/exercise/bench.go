@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"example.com/redis-operator/chapters"
 )
 
 // lessonsPassed starts the line of prove --check that says the lesson
@@ -18,8 +20,13 @@ import (
 const lessonsPassed = "=== Lessons:"
 
 // checkGoal is what make check should take on a warm local cluster, from
-// the command to the lesson specs' verdict.
-const checkGoal = 60 * time.Second
+// the command to the lesson specs' verdict; envtestGoal the same for a
+// chapter whose lesson specs are judged on an API server alone first,
+// already started (make check leaves it running), to their verdict there.
+const (
+	checkGoal   = 60 * time.Second
+	envtestGoal = 15 * time.Second
+)
 
 // bench times make check of chapter N's exercise, solved with the
 // chapter's own package, in a scratch directory: a warm-up run, then
@@ -27,6 +34,14 @@ const checkGoal = 60 * time.Second
 // and to the whole suite's. It fails if the median to the lessons'
 // verdict is over checkGoal.
 func (ex *exercises) bench(e *exercise, c checkFlags, rounds int, w io.Writer) error {
+	row, err := chapters.Get(e.n)
+	if err != nil {
+		return err
+	}
+	goal, where := checkGoal, "on the test cluster"
+	if row.APIServerRung {
+		goal, where = envtestGoal, "on an API server alone (envtest)"
+	}
 	if err := ex.start(e, true, false, io.Discard); err != nil {
 		return err
 	}
@@ -48,7 +63,7 @@ func (ex *exercises) bench(e *exercise, c checkFlags, rounds int, w io.Writer) e
 			return err
 		}
 	}
-	fmt.Fprintf(w, "make check of exercise %d (%s, with chapter %d's own package): a warm-up, then %d timed runs\n", e.n, e.workspace, e.n, rounds)
+	fmt.Fprintf(w, "make check of exercise %d (%s, with chapter %d's own package): a warm-up, then %d timed runs; its lesson specs are judged first %s\n", e.n, e.workspace, e.n, rounds, where)
 	var toLessons, toAll []time.Duration
 	for i := 0; i <= rounds; i++ {
 		lessons, all, err := ex.timeCheck(e, c)
@@ -64,13 +79,13 @@ func (ex *exercises) bench(e *exercise, c checkFlags, rounds int, w io.Writer) e
 	}
 	m := median(toLessons)
 	verdict := "PASS"
-	if m > checkGoal {
+	if m > goal {
 		verdict = "FAIL"
 	}
-	fmt.Fprintf(w, "median: lesson specs' verdict after %s (goal: under %s: %s), the whole suite's after %s\n",
-		round(m), checkGoal, verdict, round(median(toAll)))
+	fmt.Fprintf(w, "median: lesson specs' verdict %s after %s (goal: under %s: %s), the whole suite's after %s\n",
+		where, round(m), goal, verdict, round(median(toAll)))
 	if verdict == "FAIL" {
-		return fmt.Errorf("make check takes %s to the lesson specs' verdict, over the goal of %s", round(m), checkGoal)
+		return fmt.Errorf("make check of exercise %d takes %s to the lesson specs' verdict %s, over the goal of %s", e.n, round(m), where, goal)
 	}
 	return nil
 }

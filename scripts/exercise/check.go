@@ -17,11 +17,17 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"example.com/redis-operator/chapters"
 )
 
 type checkFlags struct {
 	out, controllerGen, ginkgo, prove, cluster string
 	stateDir, envFile                          string
+	// kubernetesBin holds etcd and kube-apiserver; envtestOut is the
+	// output directory of the lesson specs' run on an API server alone,
+	// and envtestStateDir that API server's state directory.
+	kubernetesBin, envtestOut, envtestStateDir string
 	operatorMain, operatorBin                  string
 	procs                                      int
 	eventually                                 string
@@ -44,7 +50,22 @@ func (ex *exercises) check(e *exercise, c checkFlags, w io.Writer) (err error) {
 		}
 	}()
 
-	fmt.Fprintf(w, "--- 1/4 building %s\n", e.workspace)
+	// A chapter whose lesson an API server alone can judge has it judged
+	// there first: seconds, before the cluster's minutes.
+	row, err := chapters.Get(e.n)
+	if err != nil {
+		return err
+	}
+	stages, n := 4, 0
+	next := func(what string, args ...any) {
+		n++
+		fmt.Fprintf(w, "--- %d/%d %s\n", n, stages, fmt.Sprintf(what, args...))
+	}
+	if row.APIServerRung {
+		stages = 5
+	}
+
+	next("building %s", e.workspace)
 	if err := ex.goCmd(w, "build", "./"+filepath.ToSlash(e.workspace)); err != nil {
 		return fmt.Errorf("%s does not build (go's errors above)", e.workspace)
 	}
@@ -54,7 +75,7 @@ func (ex *exercises) check(e *exercise, c checkFlags, w io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "--- 2/4 chapter %d's lesson unit tests against %s: %s\n", e.n, e.workspace, strings.Join(tests, ", "))
+	next("chapter %d's lesson unit tests against %s: %s", e.n, e.workspace, strings.Join(tests, ", "))
 	out := c.out
 	if err := ex.run(io.Discard, os.Stderr, "go", "run", "./scripts/variant", "--chapter", fmt.Sprint(e.n), "--dir", e.workspace,
 		"--out", out, "--controller-gen", c.controllerGen); err != nil {
@@ -67,27 +88,84 @@ func (ex *exercises) check(e *exercise, c checkFlags, w io.Writer) (err error) {
 		}
 	}
 
+	proveArgs := func(outDir string) []string {
+		args := []string{"--chapter", fmt.Sprint(e.n), "--ginkgo", c.ginkgo, "--procs", fmt.Sprint(c.procs),
+			"--output-dir", outDir, "--variant", e.workspace, "--variant-bin", c.operatorBin,
+			"--variant-role", filepath.Join(out, "role.yaml"), "--variant-out", out, "--check"}
+		if c.eventually != "" {
+			args = append(args, "--eventually-timeout", c.eventually)
+		}
+		return args
+	}
+	built := false
+	buildOperator := func() error {
+		if built {
+			return nil
+		}
+		built = true
+		if err := ex.goCmd(w, "build", "-ldflags=-s -w", "-overlay", overlay, "-o", c.operatorBin, c.operatorMain); err != nil {
+			return fmt.Errorf("building the operator with %s: %w", e.workspace, err)
+		}
+		return nil
+	}
+
+	if row.APIServerRung {
+		stage = "at the lesson specs on an API server alone"
+		next("chapter %d's lesson specs on an API server alone (envtest): the lowest rung that can fail them", e.n)
+		if err := ex.envtestLessons(w, c, buildOperator, proveArgs(filepath.Join(out, "prove-envtest"))); err != nil {
+			return err
+		}
+	}
+
 	stage = "with no test cluster up"
-	fmt.Fprintf(w, "--- 3/4 the test cluster\n")
+	next("the test cluster")
 	if err := ex.clusterUp(c); err != nil {
 		return err
 	}
 
 	stage = "at the suite"
-	fmt.Fprintf(w, "--- 4/4 chapter %d's suite against the operator built with %s\n", e.n, e.workspace)
-	if err := ex.goCmd(w, "build", "-ldflags=-s -w", "-overlay", overlay, "-o", c.operatorBin, c.operatorMain); err != nil {
-		return fmt.Errorf("building the operator with %s: %w", e.workspace, err)
+	next("chapter %d's suite against the operator built with %s", e.n, e.workspace)
+	if err := buildOperator(); err != nil {
+		return err
 	}
-	args := []string{"--chapter", fmt.Sprint(e.n), "--ginkgo", c.ginkgo, "--procs", fmt.Sprint(c.procs),
-		"--output-dir", filepath.Join(out, "prove"), "--variant", e.workspace, "--variant-bin", c.operatorBin,
-		"--variant-role", filepath.Join(out, "role.yaml"), "--variant-out", out, "--check"}
-	if c.eventually != "" {
-		args = append(args, "--eventually-timeout", c.eventually)
-	}
-	if err := ex.run(w, w, c.prove, args...); err != nil {
+	if err := ex.run(w, w, c.prove, proveArgs(filepath.Join(out, "prove"))...); err != nil {
 		return errors.New("make check found what is still wrong (above)")
 	}
 	fmt.Fprintf(w, "Exercise %d done: %s passes everything that proves chapter %d. make solution shows how the chapter wrote it.\n", e.n, e.workspace, e.n)
+	return nil
+}
+
+// envtestLessons runs the lesson specs with prove (proveArgs) on an API
+// server alone, which it starts (bin/cluster up --cluster envtest: a few
+// seconds) unless one runs, and leaves running for the next make check
+// (make cluster-down stops it).
+// Without the binaries (make kubernetes builds them) it says so and
+// leaves the lesson to the cluster.
+func (ex *exercises) envtestLessons(w io.Writer, c checkFlags, buildOperator func() error, proveArgs []string) error {
+	if c.kubernetesBin == "" || c.envtestOut == "" || c.envtestStateDir == "" {
+		return errors.New("make check needs --kubernetes-bin, --envtest-out and --envtest-state-dir for a chapter judged on an API server alone (make sets them)")
+	}
+	for _, bin := range []string{"etcd", "kube-apiserver"} {
+		if _, err := os.Stat(filepath.Join(c.kubernetesBin, bin)); err != nil {
+			fmt.Fprintf(w, "  no %s in %s (make kubernetes builds it): the lesson specs are judged on the test cluster alone\n", bin, c.kubernetesBin)
+			return nil
+		}
+	}
+	if err := buildOperator(); err != nil {
+		return err
+	}
+	stateDir, envFile := c.envtestStateDir, filepath.Join(c.envtestOut, "cluster.env")
+	if err := ex.run(io.Discard, w, c.cluster, "up", "--cluster", "envtest", "--bin-dir", c.kubernetesBin,
+		"--envtest-state-dir", stateDir, "--env-file", envFile); err != nil {
+		return fmt.Errorf("starting an API server alone (bin/cluster up --cluster envtest): %w", err)
+	}
+	cmd := exec.Command(c.prove, append(proveArgs, "--lessons-only")...)
+	cmd.Dir = ex.root
+	cmd.Stdout, cmd.Stderr = w, w
+	cmd.Env = append(os.Environ(), "CLUSTER=envtest", "OUTPUT_DIR="+c.envtestOut, "ENVTEST_CLUSTER_DIR="+stateDir, "KUBECONFIG="+filepath.Join(stateDir, "kubeconfig"))
+	if err := cmd.Run(); err != nil {
+		return errors.New("make check found what is still wrong, on an API server alone (above)")
+	}
 	return nil
 }
 

@@ -21,8 +21,9 @@ import (
 // own lines.
 //
 // A chapter without lesson specs (noLesson: a rewrite) runs its whole
-// suite at once.
-func checkVariant(base runInput, v variantFlags, noLesson bool) error {
+// suite at once. With lessonsOnly, the lesson specs are all: make check
+// runs them so on an API server alone, before the cluster.
+func checkVariant(base runInput, v variantFlags, noLesson, lessonsOnly bool) error {
 	if noLesson {
 		fmt.Printf("=== Checking %s as chapter %d, which has no lesson spec: its whole suite; Eventually waits %s\n", v.dir, base.chapter, base.timeout)
 		in := base
@@ -38,8 +39,20 @@ func checkVariant(base runInput, v variantFlags, noLesson bool) error {
 		fmt.Printf("%s %s passes chapter %d's suite: %d specs\n", lessonsPassed, v.dir, base.chapter, len(res.specs))
 		return nil
 	}
-	fmt.Printf("=== Checking %s as chapter %d: its lesson specs, then the rest of the suite; Eventually waits %s\n",
-		v.dir, base.chapter, base.timeout)
+	on := ""
+	switch c := os.Getenv("CLUSTER"); c {
+	case "", "auto":
+	case "envtest":
+		on = " on an API server alone (envtest)"
+	default:
+		on = " on the " + c + " cluster"
+	}
+	if lessonsOnly {
+		fmt.Printf("=== Checking %s as chapter %d: its lesson specs%s; Eventually waits %s\n", v.dir, base.chapter, on, base.timeout)
+	} else {
+		fmt.Printf("=== Checking %s as chapter %d: its lesson specs, then the rest of the suite%s; Eventually waits %s\n",
+			v.dir, base.chapter, on, base.timeout)
+	}
 	in := base
 	in.operator, in.variant, in.lessonsOnly, in.label = base.chapter, v, true, "check-lessons"
 	opLog := newOperatorLog(base.chapter)
@@ -49,6 +62,10 @@ func checkVariant(base runInput, v variantFlags, noLesson bool) error {
 	}
 	if !judgeChecked(lessons, opLog) {
 		return fmt.Errorf("%s does not pass chapter %d's lesson specs yet (make hint %d gives a hint)", v.dir, base.chapter, base.chapter)
+	}
+	if lessonsOnly {
+		fmt.Printf("%s %s passes chapter %d's %d lesson specs%s\n", lessonsPassed, v.dir, base.chapter, len(lessons.specs), on)
+		return nil
 	}
 	fmt.Printf("%s %s passes chapter %d's %d lesson specs; now the rest of its suite\n", lessonsPassed, v.dir, base.chapter, len(lessons.specs))
 	in.lessonsOnly, in.labelFilter, in.label = false, "!"+chapters.LabelLesson, "check-rest"

@@ -68,19 +68,22 @@ func run() error {
 	withMutants := flag.Bool("with-mutants", false, "after proving the lesson, run the chapter's mutants, each against its spec (the whole suite's run against the chapter shows that those specs pass)")
 	specFile := flag.String("spec-exercise", "", "judge this file, a learner's spec of chapter N (make check-spec): its specs labelled exercise must fail against chapter N-1 after their lesson step, pass against chapter N, and kill the chapter's mutants of --spec-target")
 	specTarget := flag.String("spec-target", "", "with --spec-exercise: the full text of the chapter's spec that the learner's stands for (its mutants are the ones to kill)")
+	lessonsOnly := flag.Bool("lessons-only", false, "prove the lesson with the lesson specs alone: red against chapter N-1, green against chapter N, without the rest of the suite (make test-envtest, on an API server alone, where the rest needs a cluster)")
+	tooLow := flag.Bool("too-low", false, "run chapter N's spec that needs more than an API server (TooLow in the table of chapters) against chapter N itself, on the cluster that is up: it must fail at its check, for what the cluster lacks (make test-envtest)")
 	check := flag.Bool("check", false, "with --variant: judge the variant as chapter N itself (make check, of an exercise): its lesson specs must pass, then the rest of its suite; one line per spec")
 	flag.Parse()
 	chapter = row.Number
 	if chapter < 1 || ginkgo == "" || procs < 1 || flag.NArg() > 0 ||
 		variant.dir != "" && (variant.bin == "" || variant.role == "") || *check && variant.dir == "" ||
 		(*specFile == "") != (*specTarget == "") {
-		return errors.New("usage: prove --chapter N --ginkgo PATH [--eventually-timeout D] [--procs N] [--variant DIR --variant-bin PATH --variant-role PATH [--check]] [--with-mutants]\n       prove --chapter N --ginkgo PATH --mutants [--mutant NAME] [--show]")
+		return errors.New("usage: prove --chapter N --ginkgo PATH [--eventually-timeout D] [--procs N] [--variant DIR --variant-bin PATH --variant-role PATH [--check]] [--with-mutants | --lessons-only]\n       prove --chapter N --ginkgo PATH --mutants [--mutant NAME] [--show]\n       prove --chapter N --ginkgo PATH --too-low")
 	}
 	if timeout == "" {
 		timeout = "90s"
-		if os.Getenv("CLUSTER") == "local" {
-			// Pods on the hollow node end in about a second; a lesson spec
-			// that fails against the previous chapter waits this long.
+		if c := os.Getenv("CLUSTER"); c == "local" || c == "envtest" {
+			// Pods on the hollow node end in about a second, and on an API
+			// server alone at once; a lesson spec that fails against the
+			// previous chapter waits this long.
 			timeout = "20s"
 		}
 	}
@@ -137,8 +140,11 @@ func run() error {
 	if *mutants {
 		return runMutants(mutantsIn, nil)
 	}
+	if *tooLow {
+		return proveTooLow(base, row)
+	}
 	if *check {
-		return checkVariant(base, variant, noLesson)
+		return checkVariant(base, variant, noLesson, *lessonsOnly)
 	}
 	if *specFile != "" {
 		return checkSpecExercise(mutantsIn, *specFile, *specTarget, byMutants)
@@ -175,14 +181,18 @@ func run() error {
 		if variant.dir != "" {
 			redIn.operator, redIn.variant = chapter, variant
 		}
-		fmt.Printf("=== Proving chapter %d: its lesson specs against %s (each must fail), then its whole suite against its own (each must pass); Eventually waits %s\n",
-			chapter, redIn.against(), timeout)
+		greenRun := "its whole suite"
+		if *lessonsOnly {
+			greenRun = "its lesson specs"
+		}
+		fmt.Printf("=== Proving chapter %d: its lesson specs against %s (each must fail), then %s against its own (each must pass); Eventually waits %s\n",
+			chapter, redIn.against(), greenRun, timeout)
 		red, err := runSuite(redIn)
 		if err != nil {
 			return err
 		}
 		in := base
-		in.operator = chapter
+		in.operator, in.lessonsOnly = chapter, *lessonsOnly
 		if green, err = runSuite(in); err != nil {
 			return err
 		}
@@ -485,8 +495,12 @@ func verdict(chapter int, red, green *runResult) error {
 	if len(green.lessons) == 1 {
 		specs = "spec"
 	}
-	fmt.Printf("=== Chapter %d proven: %d lesson %s failed against %s and passed against chapter %d, with the rest of its suite\n",
-		chapter, len(green.lessons), specs, red.against(), chapter)
+	rest := ", with the rest of its suite"
+	if green.lessonsOnly {
+		rest = ""
+	}
+	fmt.Printf("=== Chapter %d proven: %d lesson %s failed against %s and passed against chapter %d%s\n",
+		chapter, len(green.lessons), specs, red.against(), chapter, rest)
 	return nil
 }
 

@@ -221,3 +221,32 @@ func TestWhy(t *testing.T) {
 		}
 	}
 }
+
+// A spec one rung too low counts only when it fails as the table says:
+// red, at its check, with its message.
+func TestJudgeTooLow(t *testing.T) {
+	tooLow := chapters.TooLow{Check: "cache-1 is a new pod", Message: "was not rebuilt", Lacks: "a kubelet"}
+	other := lessonSpec(types.SpecStateFailed, 6)
+	failWith(&other, "Timed out after 20s.\nthe pod is another one", true)
+	tests := []struct {
+		name    string
+		spec    types.SpecReport
+		tooLow  chapters.TooLow
+		wantWhy string
+	}{
+		{"failed at its check, with its message", lessonSpec(types.SpecStateFailed, 6), tooLow, ""},
+		{"passed: the rung is not too low", lessonSpec(types.SpecStatePassed, 0), tooLow, "it passed"},
+		{"failed in setup", lessonSpec(types.SpecStateFailed, 2), tooLow, "in setup"},
+		{"failed outside its checks", outsideCheck(6), tooLow, "not in a deciding check"},
+		{"failed at another check", lessonSpec(types.SpecStateFailed, 6), chapters.TooLow{Check: "the Redis goes", Message: "was not rebuilt"}, `not at "the Redis goes"`},
+		{"failed at its check, for another reason", other, tooLow, `without "was not rebuilt"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, problem := judgeTooLow(tt.tooLow, tt.spec, true)
+			if tt.wantWhy == "" && problem != "" || !strings.Contains(problem, tt.wantWhy) {
+				t.Errorf("problem = %q, want it to say %q", problem, tt.wantWhy)
+			}
+		})
+	}
+}

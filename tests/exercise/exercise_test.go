@@ -4,7 +4,8 @@
 // them, on the test cluster, in a scratch directory: every exercise's
 // start must fail make check at its lesson unit tests, and stop there;
 // chapter 5's must pass, lesson specs and the rest of the suite, once the
-// workspace holds chapter 5's own package. That the lesson specs fail
+// workspace holds chapter 5's own package; chapter 2's too, its lesson
+// specs judged first on an API server alone. That the lesson specs fail
 // against chapter 5's start is prove's red run of chapter 5 (chapter 4 is
 // the start); this checks make check's own path.
 // Chapter 5's spec exercise too: make check-spec must refuse the skeleton,
@@ -35,22 +36,7 @@ func TestExerciseFive(t *testing.T) {
 	// The start fails at its lesson unit tests:
 	// TestEveryStartFailsItsLessonUnitTests. The reference, chapter 5's
 	// own package in the workspace, passes all of make check.
-	files, err := filepath.Glob(filepath.Join(root, "chapters", "05-rebuild-pods", "*.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(root, ws, filepath.Base(f)), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	solve(t, root, ws, "05-rebuild-pods")
 	out, err = runMake("check", "5")
 	if err != nil {
 		t.Fatalf("make check failed with chapter 5's own package: %v", err)
@@ -196,6 +182,52 @@ func TestSpecExerciseThirteen(t *testing.T) {
 	mustSay(out, "Against chapter 13:", "Against the mutant delete-by-name", "Your spec proves chapter 13's lesson", "against its 1 mutants")
 	if strings.Contains(out, "Against chapter 12") {
 		t.Error("make check-spec 13 ran the spec against chapter 12, which passes chapter 13's specs")
+	}
+}
+
+// Chapter 2's lesson needs an API server alone (the table of chapters):
+// make check judges its lesson specs there first, on an API server it
+// starts, then the whole suite on the cluster that is up.
+func TestExerciseTwoOnAnAPIServerFirst(t *testing.T) {
+	root, rel, runMake, mustSay := setup(t)
+	// make check leaves the API server running, for the next one.
+	t.Cleanup(func() { _, _ = runMake("cluster-down", "CLUSTER=envtest") })
+	if _, err := runMake("exercise", "2"); err != nil {
+		t.Fatalf("make exercise 2: %v", err)
+	}
+	solve(t, root, filepath.Join(rel, "02-finalizer-tracking"), "02-finalizer-tracking")
+	out, err := runMake("check", "2")
+	if err != nil {
+		t.Fatalf("make check failed with chapter 2's own package: %v", err)
+	}
+	envtest := "--- 3/5 chapter 2's lesson specs on an API server alone (envtest)"
+	verdict := "passes chapter 2's 2 lesson specs on an API server alone (envtest)"
+	cluster := "--- 4/5 the test cluster"
+	mustSay(out, envtest, "API server alone (envtest) ready", verdict, cluster, "passes chapter 2's suite", "Exercise 2 done")
+	if i, j := strings.Index(out, verdict), strings.Index(out, cluster); i < 0 || j < 0 || i > j {
+		t.Error("make check did not judge the lesson specs on the API server alone before the cluster")
+	}
+}
+
+// solve puts chapter's own package (its files but its tests) in the
+// workspace ws, relative to root: the reference answer.
+func solve(t *testing.T, root, ws, chapter string) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(root, "chapters", chapter, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, ws, filepath.Base(f)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

@@ -39,6 +39,7 @@ var commands = []command{
 	{goals: "prove-chapter 5", vars: []string{"VARIANT=dir"}, needs: []string{"build", "build-variant", "prove-tool", "$(GINKGO)"}},
 	{goals: "prove-chapters", needs: []string{"build", "prove-tool", "$(GINKGO)", "$(CONTROLLER_GEN)"}},
 	{goals: "prove-range", vars: []string{"RANGE=1-3"}, needs: []string{"build", "prove-tool", "$(GINKGO)", "$(CONTROLLER_GEN)"}},
+	{goals: "envtest-proofs", needs: []string{"build", "prove-tool", "$(GINKGO)", "$(CONTROLLER_GEN)"}},
 	{goals: "mutants 5", needs: []string{"build", "prove-tool", "$(GINKGO)", "$(CONTROLLER_GEN)"}},
 	{goals: "mutant 5 name", needs: []string{"build", "prove-tool", "$(GINKGO)", "$(CONTROLLER_GEN)"}},
 	{goals: "build-variant 5", vars: []string{"VARIANT=dir"}, needs: []string{"$(CONTROLLER_GEN)"}},
@@ -82,10 +83,11 @@ var notRun = map[string][]string{
 	// The branches' checks build their tools into --bin.
 	"verify-chapter-branches": {"chapter-branches"},
 	// bin/prove builds each mutant, as a variant, into --variant-bin.
-	"prove-chapter": {"operator-variant"},
-	"prove-range":   {"operator-variant"},
-	"mutants":       {"operator-variant"},
-	"mutant":        {"operator-variant"},
+	"prove-chapter":  {"operator-variant"},
+	"prove-range":    {"operator-variant"},
+	"envtest-proofs": {"operator-variant"},
+	"mutants":        {"operator-variant"},
+	"mutant":         {"operator-variant"},
 }
 
 // read is the course's Makefile read for one command line, once.

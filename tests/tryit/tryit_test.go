@@ -248,7 +248,7 @@ func learnerEnv(kubectl string) []string {
 		switch name {
 		case "MAKEFLAGS", "MAKELEVEL", "MFLAGS", "MAKEOVERRIDES", "GOFLAGS", "PATH", "OPERATOR_CHAPTER", "CHAPTER",
 			// exported by the Makefile
-			"KUBECTL", "KUBERNETES_VERSION", "CLUSTER", "LOCAL_CLUSTER_DIR", "KIND_CLUSTER_DIR", "KIND_OFFLINE_NODE_IMAGE":
+			"KUBECTL", "KUBERNETES_VERSION", "CLUSTER", "LOCAL_CLUSTER_DIR", "ENVTEST_CLUSTER_DIR", "KIND_CLUSTER_DIR", "KIND_OFFLINE_NODE_IMAGE":
 			continue
 		}
 		env = append(env, kv)

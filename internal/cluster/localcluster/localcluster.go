@@ -114,6 +114,9 @@ func nodeNames(n int) []string {
 // cluster that an older checkout, or other options, started is restarted
 // rather than silently reused.
 func (o Options) configVersion() string {
+	if o.APIServerOnly {
+		return "1 (envtest.Environment: etcd and kube-apiserver alone)"
+	}
 	return fmt.Sprintf("6 (%d nodes of %d pods; kubelet API QPS 50; API server restartable)", o.nodeCount(), podsPerNode)
 }
 
@@ -129,7 +132,28 @@ type Options struct {
 	StateDir string
 	// Nodes is how many hollow nodes the cluster has; 0: DefaultNodes.
 	Nodes int
+	// APIServerOnly makes it the middle rung of the testing ladder: etcd
+	// and kube-apiserver as controller-runtime's envtest.Environment
+	// starts them for a test, and nothing else: no controller manager
+	// (no garbage collector, no namespace controller), no scheduler, no
+	// kubelet (RunAPIServerOnly).
+	APIServerOnly bool
 }
+
+// what names the cluster in messages.
+func (o Options) what() string {
+	if o.APIServerOnly {
+		return "API server alone (envtest)"
+	}
+	return "local cluster"
+}
+
+// upper is s with its first letter upper case, to start a message.
+func upper(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
+
+// errAPIServerOnly is StopAPIServer's and StartAPIServer's answer on the
+// API server alone: chapter 14's restarts need the whole cluster.
+var errAPIServerOnly = fmt.Errorf("the API server alone (envtest) is not stopped and started under a test; the local cluster's is: %w", errors.ErrUnsupported)
 
 // KubeconfigPath is where a running cluster's admin kubeconfig is written.
 func (o Options) KubeconfigPath() string { return filepath.Join(o.StateDir, KubeconfigFile) }
@@ -137,10 +161,17 @@ func (o Options) KubeconfigPath() string { return filepath.Join(o.StateDir, Kube
 // LogDir holds one log file per component.
 func (o Options) LogDir() string { return filepath.Join(o.StateDir, "logs") }
 
+// APIServerComponents are the binaries RunAPIServerOnly needs in BinDir.
+var APIServerComponents = []string{"etcd", "kube-apiserver"}
+
 // MissingBinaries lists the components that are not in BinDir.
 func (o Options) MissingBinaries() []string {
+	need := Components
+	if o.APIServerOnly {
+		need = APIServerComponents
+	}
 	var missing []string
-	for _, c := range Components {
+	for _, c := range need {
 		if fi, err := os.Stat(filepath.Join(o.BinDir, c)); err != nil || fi.IsDir() {
 			missing = append(missing, c)
 		}
@@ -182,12 +213,12 @@ func Up(ctx context.Context, o Options, self []string, progress io.Writer) error
 		err := apiserver.Ready(ctx, o.KubeconfigPath())
 		switch {
 		case err == nil && string(ready) == o.configVersion():
-			fmt.Fprintf(progress, "Local cluster already running (pid %d)\n", pid)
+			fmt.Fprintf(progress, "%s already running (pid %d)\n", upper(o.what()), pid)
 			return nil
 		case err == nil:
-			fmt.Fprintf(progress, "Local cluster (pid %d) was started with another configuration (an older checkout); restarting it\n", pid)
+			fmt.Fprintf(progress, "%s (pid %d) was started with another configuration (an older checkout); restarting it\n", upper(o.what()), pid)
 		default:
-			fmt.Fprintf(progress, "Local cluster (pid %d) does not answer; restarting it\n", pid)
+			fmt.Fprintf(progress, "%s (pid %d) does not answer; restarting it\n", upper(o.what()), pid)
 		}
 		if err := Down(o, progress); err != nil {
 			return err
@@ -198,7 +229,7 @@ func Up(ctx context.Context, o Options, self []string, progress io.Writer) error
 			o.BinDir, strings.Join(missing, ", "))
 	}
 	if pid := readPid(filepath.Join(o.StateDir, pidFile)); pid != 0 && alive(pid) {
-		return fmt.Errorf("a local cluster (pid %d) is starting or stopping in %s; try again, or `make cluster-down`", pid, o.StateDir)
+		return fmt.Errorf("a %s (pid %d) is starting or stopping in %s; try again, or `make cluster-down`", o.what(), pid, o.StateDir)
 	}
 	_ = os.Remove(filepath.Join(o.StateDir, readyFile))
 
@@ -213,10 +244,14 @@ func Up(ctx context.Context, o Options, self []string, progress io.Writer) error
 	// A new session: the cluster outlives this command and does not get the
 	// terminal's Ctrl-C meant for it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	fmt.Fprintf(progress, "Starting local cluster (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, %d kubemark nodes); log: %s\n", o.nodeCount(), logPath)
+	if o.APIServerOnly {
+		fmt.Fprintf(progress, "Starting an API server alone, as envtest starts it (etcd, kube-apiserver; no controller manager, scheduler or kubelet); log: %s\n", logPath)
+	} else {
+		fmt.Fprintf(progress, "Starting local cluster (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, %d kubemark nodes); log: %s\n", o.nodeCount(), logPath)
+	}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("starting local cluster: %w", err)
+		return fmt.Errorf("starting %s: %w", o.what(), err)
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
@@ -224,7 +259,7 @@ func Up(ctx context.Context, o Options, self []string, progress io.Writer) error
 	err = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 3*time.Minute, false, func(context.Context) (bool, error) {
 		select {
 		case err := <-exited:
-			return false, fmt.Errorf("local cluster exited during start-up (%v); last lines of %s:\n%s", err, logPath, proc.Tail(logPath, 20))
+			return false, fmt.Errorf("%s exited during start-up (%v); last lines of %s:\n%s", o.what(), err, logPath, proc.Tail(logPath, 20))
 		default:
 		}
 		return o.Running() != 0, nil
@@ -232,11 +267,11 @@ func Up(ctx context.Context, o Options, self []string, progress io.Writer) error
 	if err != nil {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		if wait.Interrupted(err) && ctx.Err() == nil {
-			return fmt.Errorf("local cluster not ready after 3 minutes; see %s:\n%s", logPath, proc.Tail(logPath, 20))
+			return fmt.Errorf("%s not ready after 3 minutes; see %s:\n%s", o.what(), logPath, proc.Tail(logPath, 20))
 		}
 		return err
 	}
-	fmt.Fprintf(progress, "Local cluster ready in %.1fs\n", time.Since(start).Seconds())
+	fmt.Fprintf(progress, "%s ready in %.1fs\n", upper(o.what()), time.Since(start).Seconds())
 	// Let the child go: it is its own session and lives on.
 	_ = cmd.Process.Release()
 	return nil
@@ -247,26 +282,26 @@ func Down(o Options, progress io.Writer) error {
 	pidPath := filepath.Join(o.StateDir, pidFile)
 	pid := readPid(pidPath)
 	if pid == 0 || !alive(pid) {
-		fmt.Fprintln(progress, "No local cluster running")
+		fmt.Fprintf(progress, "No %s running\n", o.what())
 		_ = os.Remove(pidPath)
 		_ = os.Remove(filepath.Join(o.StateDir, readyFile))
 		// A cluster that was killed left its nodes' files behind.
 		return removeNodeFiles(o.StateDir)
 	}
-	fmt.Fprintf(progress, "Stopping local cluster (pid %d)\n", pid)
+	fmt.Fprintf(progress, "Stopping %s (pid %d)\n", o.what(), pid)
 	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
-		return fmt.Errorf("stopping local cluster: %w", err)
+		return fmt.Errorf("stopping %s: %w", o.what(), err)
 	}
 	deadline := time.Now().Add(60 * time.Second)
 	for alive(pid) {
 		if time.Now().After(deadline) {
 			_ = syscall.Kill(-pid, syscall.SIGKILL)
-			return errors.Join(fmt.Errorf("local cluster (pid %d) did not stop within 60s; killed its process group", pid),
+			return errors.Join(fmt.Errorf("%s (pid %d) did not stop within 60s; killed its process group", o.what(), pid),
 				removeNodeFiles(o.StateDir))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	fmt.Fprintln(progress, "Local cluster stopped")
+	fmt.Fprintf(progress, "%s stopped\n", upper(o.what()))
 	// Run removed what its nodes left in the temp directory, unless it
 	// was killed.
 	return removeNodeFiles(o.StateDir)
@@ -276,6 +311,9 @@ func Down(o Options, progress io.Writer) error {
 // once its process has exited. etcd and every other component keep
 // running; StartAPIServer starts it again.
 func StopAPIServer(ctx context.Context, o Options, progress io.Writer) error {
+	if o.APIServerOnly {
+		return errAPIServerOnly
+	}
 	pid := o.Running()
 	if pid == 0 {
 		return fmt.Errorf("no local cluster is running in %s", o.StateDir)
@@ -299,6 +337,9 @@ func StopAPIServer(ctx context.Context, o Options, progress io.Writer) error {
 // the same flags, port, certificates and storage, and returns once it
 // answers. An API server that runs already is left alone.
 func StartAPIServer(ctx context.Context, o Options, progress io.Writer) error {
+	if o.APIServerOnly {
+		return errAPIServerOnly
+	}
 	pid := o.Running()
 	if pid == 0 {
 		return fmt.Errorf("no local cluster is running in %s", o.StateDir)
@@ -348,7 +389,7 @@ func Run(ctx context.Context, o Options) (retErr error) {
 	}
 	pidPath := filepath.Join(o.StateDir, pidFile)
 	if pid := readPid(pidPath); pid != 0 && pid != os.Getpid() && alive(pid) {
-		return fmt.Errorf("a local cluster (pid %d) already runs in %s", pid, o.StateDir)
+		return fmt.Errorf("a %s (pid %d) already runs in %s", o.what(), pid, o.StateDir)
 	}
 	if err := os.WriteFile(pidPath, []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
 		return err
@@ -357,6 +398,9 @@ func Run(ctx context.Context, o Options) (retErr error) {
 	defer os.Remove(filepath.Join(o.StateDir, readyFile))
 	// A kubeconfig left behind would point at a stopped API server.
 	defer os.Remove(o.KubeconfigPath())
+	if o.APIServerOnly {
+		return runAPIServerOnly(ctx, o)
+	}
 	stoppedPath := filepath.Join(o.StateDir, stoppedFile)
 	_ = os.Remove(stoppedPath)
 	defer os.Remove(stoppedPath)
