@@ -362,7 +362,7 @@ test-faults: $(GINKGO) build build-faults cluster-up ## The crash sweep alone (t
 ENVTEST_OUTPUT_DIR = $(OUTPUT_DIR)/envtest
 
 .PHONY: test-envtest
-test-envtest: ## The middle rung of the testing ladder, no Docker or network needed: on an API server alone (envtest), the lesson specs of the chapters that need no more fail against the chapter before and pass, and a spec that needs more fails there for what the rung lacks (chapter 3's garbage collection).
+test-envtest: ## The middle rung of the testing ladder, no Docker or network needed: on an API server alone (envtest), the lesson specs of the chapters that need no more fail against the chapter before and pass, a spec that needs more fails there for what the rung lacks (chapter 3's garbage collection), and a bug the fake client's unit tests let through is caught there (chapter 1's CRD validation).
 	@$(MAKE) --no-print-directory envtest-proofs CLUSTER=envtest OUTPUT_DIR=$(ENVTEST_OUTPUT_DIR) ENVTEST_CLUSTER_DIR=$(ENVTEST_CLUSTER_DIR)
 
 # What test-envtest runs, on the API server it starts and stops.
@@ -371,6 +371,7 @@ envtest-proofs: $(GINKGO) build prove-tool $(CONTROLLER_GEN) cluster-up
 	@trap '$(MAKE) --no-print-directory cluster-down CLUSTER=envtest' EXIT; status=0; \
 	for n in $(API_SERVER_RUNG_CHAPTERS); do $(prove) --chapter $$n --lessons-only || status=1; done; \
 	for n in $(TOO_LOW_CHAPTERS); do $(prove) --chapter $$n --too-low || status=1; done; \
+	for n in $(FAKE_CLIENT_MISSES_CHAPTERS); do $(prove) --chapter $$n --fake-client-misses || status=1; done; \
 	exit $$status
 
 .PHONY: bench
@@ -461,7 +462,7 @@ try-it: $(if $(CHAPTER_ARG),check-chapter-1,check-test-chapters) build cluster-u
 	@$(with_kubeconfig) $(GO_TEST) -tags e2e -count=1 -v -timeout 60m ./tests/tryit/ $(if $(or $(CHAPTER_ARG),$(filter command line environment,$(origin CHAPTER))),-run 'TestTryIt/^$(NN)-',$(if $(filter command line environment,$(origin TEST_CHAPTERS)),-run 'TestTryIt/^$(test_chapters_re)-'))
 
 .PHONY: test
-test: vet lint verify-manifests unit $(if $(filter $(API_SERVER_RUNG_CHAPTERS) $(TOO_LOW_CHAPTERS),$(TEST_CHAPTERS)),test-envtest) test-chapters try-it ## The test command: checks, lint, unit tests, the API server rung (make test-envtest), every suite and every "Try it" (CI also checks the chapter branches and runs prove-chapters on local).
+test: vet lint verify-manifests unit $(if $(filter $(API_SERVER_RUNG_CHAPTERS) $(TOO_LOW_CHAPTERS) $(FAKE_CLIENT_MISSES_CHAPTERS),$(TEST_CHAPTERS)),test-envtest) test-chapters try-it ## The test command: checks, lint, unit tests, the API server rung (make test-envtest), every suite and every "Try it" (CI also checks the chapter branches and runs prove-chapters on local).
 
 .PHONY: clean
 clean: cluster-down ## Stop the test clusters and remove bin/ and _output/ (the Kubernetes cache and your _exercise/ stay).

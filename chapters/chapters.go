@@ -52,6 +52,20 @@ type Chapter struct {
 	// API server alone, for what that rung lacks: make test-envtest runs
 	// it there against the chapter's own operator, and it must fail.
 	TooLow *TooLow
+	// FakeClientMisses, if set, is one of the chapter's mutants that the
+	// rung below an API server cannot see: make test-envtest runs the
+	// chapter's unit tests, on controller-runtime's fake client, against
+	// it, where they must pass, and its spec on an API server alone,
+	// which must kill it.
+	FakeClientMisses *FakeClientMiss
+}
+
+// FakeClientMiss is a bug that a fake client's tests let through and an
+// API server catches.
+type FakeClientMiss struct {
+	// Mutant names the patch in the chapter's mutants/; Lacks says what
+	// the fake client lacks, for the reader.
+	Mutant, Lacks string
 }
 
 // TooLow is a lesson spec run one rung lower than it needs, and how it
@@ -66,7 +80,10 @@ type TooLow struct {
 
 // All lists every chapter, in order, numbered from 1 with no gap.
 var All = []Chapter{
-	{Number: 1, Slug: "create-pods"},
+	{Number: 1, Slug: "create-pods", FakeClientMisses: &FakeClientMiss{
+		Mutant: "replicas-may-be-negative",
+		Lacks:  "validation: the CRD's schema is the API server's, and a fake client stores whatever it is given",
+	}},
 	{Number: 2, Slug: "finalizer-tracking", APIServerRung: true},
 	{Number: 3, Slug: "owner-references", TooLow: &TooLow{
 		Spec:    "A Redis has its pods removed by the garbage collector when it goes without the operator",
@@ -205,5 +222,6 @@ func MakeInclude(cs []Chapter, shipped int) string {
 	set("PROVED_BY_MUTANTS", list(func(c Chapter) bool { return c.ProvedByMutants }, number))
 	set("API_SERVER_RUNG_CHAPTERS", list(func(c Chapter) bool { return c.APIServerRung }, number))
 	set("TOO_LOW_CHAPTERS", list(func(c Chapter) bool { return c.TooLow != nil }, number))
+	set("FAKE_CLIENT_MISSES_CHAPTERS", list(func(c Chapter) bool { return c.FakeClientMisses != nil }, number))
 	return b.String()
 }

@@ -70,13 +70,14 @@ func run() error {
 	specTarget := flag.String("spec-target", "", "with --spec-exercise: the full text of the chapter's spec that the learner's stands for (its mutants are the ones to kill)")
 	lessonsOnly := flag.Bool("lessons-only", false, "prove the lesson with the lesson specs alone: red against chapter N-1, green against chapter N, without the rest of the suite (make test-envtest, on an API server alone, where the rest needs a cluster)")
 	tooLow := flag.Bool("too-low", false, "run chapter N's spec that needs more than an API server (TooLow in the table of chapters) against chapter N itself, on the cluster that is up: it must fail at its check, for what the cluster lacks (make test-envtest)")
+	fakeClient := flag.Bool("fake-client-misses", false, "run chapter N's unit tests against its mutant that a fake client cannot see (FakeClientMisses in the table of chapters), where they must pass, then its spec on the cluster that is up, which must kill it (make test-envtest)")
 	check := flag.Bool("check", false, "with --variant: judge the variant as chapter N itself (make check, of an exercise): its lesson specs must pass, then the rest of its suite; one line per spec")
 	flag.Parse()
 	chapter = row.Number
 	if chapter < 1 || ginkgo == "" || procs < 1 || flag.NArg() > 0 ||
 		variant.dir != "" && (variant.bin == "" || variant.role == "") || *check && variant.dir == "" ||
 		(*specFile == "") != (*specTarget == "") {
-		return errors.New("usage: prove --chapter N --ginkgo PATH [--eventually-timeout D] [--procs N] [--variant DIR --variant-bin PATH --variant-role PATH [--check]] [--with-mutants | --lessons-only]\n       prove --chapter N --ginkgo PATH --mutants [--mutant NAME] [--show]\n       prove --chapter N --ginkgo PATH --too-low")
+		return errors.New("usage: prove --chapter N --ginkgo PATH [--eventually-timeout D] [--procs N] [--variant DIR --variant-bin PATH --variant-role PATH [--check]] [--with-mutants | --lessons-only]\n       prove --chapter N --ginkgo PATH --mutants [--mutant NAME] [--show]\n       prove --chapter N --ginkgo PATH --too-low | --fake-client-misses")
 	}
 	if timeout == "" {
 		timeout = "90s"
@@ -142,6 +143,9 @@ func run() error {
 	}
 	if *tooLow {
 		return proveTooLow(base, row)
+	}
+	if *fakeClient {
+		return proveFakeClientMisses(mutantsIn, row)
 	}
 	if *check {
 		return checkVariant(base, variant, noLesson, *lessonsOnly)

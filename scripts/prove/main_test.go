@@ -2,6 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -248,5 +253,33 @@ func TestJudgeTooLow(t *testing.T) {
 				t.Errorf("problem = %q, want it to say %q", problem, tt.wantWhy)
 			}
 		})
+	}
+}
+
+// What the table of chapters names for make test-envtest exists: the
+// spec run one rung too low, with its check, and the mutant a fake client
+// misses.
+func TestTheLadderRowsNameWhatExists(t *testing.T) {
+	texts := specTexts(t, "../../tests")
+	for _, c := range chapters.All {
+		if tl := c.TooLow; tl != nil {
+			if !slices.Contains(texts, tl.Spec) {
+				t.Errorf("chapter %d's TooLow names %q, which no spec is", c.Number, tl.Spec)
+			}
+			src, err := os.ReadFile(fmt.Sprintf("../../tests/chapter%02d/chapter%02d_test.go", c.Number, c.Number))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range []string{strconv.Quote(tl.Check), strconv.Quote(tl.Message)} {
+				if !strings.Contains(string(src), s) {
+					t.Errorf("chapter %d's TooLow names %s, which its suite does not say", c.Number, s)
+				}
+			}
+		}
+		if miss := c.FakeClientMisses; miss != nil {
+			if _, err := os.Stat(filepath.Join("../..", c.Dir(), "mutants", miss.Mutant+".patch")); err != nil {
+				t.Errorf("chapter %d's FakeClientMisses names a mutant it does not have: %v", c.Number, err)
+			}
+		}
 	}
 }
