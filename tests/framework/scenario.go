@@ -2,6 +2,7 @@ package framework
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -59,10 +60,13 @@ type State struct {
 	Pods   []string
 	Status string
 	// Details is the rest of what the operator wrote there, which a step's
-	// Want does not say but a user sees: each pod's labels, images, owner
-	// references and finalizers; the Redis' labels, finalizers, selector
-	// and conditions with their reasons and messages. The crash sweep
-	// compares it with the clean run's, step by step.
+	// Want does not say but a user sees: each pod's labels, annotations,
+	// owner references, finalizers and whole spec (podSpecAsWritten); the
+	// Redis' labels, finalizers, selector and conditions with their
+	// reasons and messages. The crash sweep compares it with the clean
+	// run's, step by step. Not the events: the operator records one after
+	// its write, best effort, and a crash between the two loses it, as
+	// any crash of any controller does.
 	Details []string `json:"-"`
 	// UIDs are the pods' UIDs, which a second run does not share: not
 	// compared, but checked between the steps of one run.
@@ -127,12 +131,36 @@ func (e *Env) StateOf(ctx context.Context, ns, redis string) (State, error) {
 			owners = append(owners, fmt.Sprintf("%s %s %s controller=%t blockOwnerDeletion=%t", o.APIVersion, o.Kind, o.Name,
 				ptr.Deref(o.Controller, false), ptr.Deref(o.BlockOwnerDeletion, false)))
 		}
-		s.Details = append(s.Details, fmt.Sprintf("pod %s: labels %v, images %v, owners %v, finalizers %v",
-			p.Name, p.Labels, images, owners, p.Finalizers))
+		spec, err := podSpecAsWritten(p.Spec)
+		if err != nil {
+			return s, err
+		}
+		s.Details = append(s.Details, fmt.Sprintf("pod %s: labels %v, annotations %v, images %v, owners %v, finalizers %v, spec %s",
+			p.Name, p.Labels, p.Annotations, images, owners, p.Finalizers, spec))
 	}
 	slices.Sort(s.Pods)
 	slices.Sort(s.Details)
 	return s, nil
+}
+
+// podSpecAsWritten is a pod's spec as JSON, with what differs from one run
+// of the same scenario to the next taken out: the node the scheduler
+// chose, and the projected ServiceAccount token's volume, whose name the
+// API server makes up (kube-api-access-xxxxx), and its mounts. What stays
+// is what the operator wrote, with the API server's defaults, which are
+// the same every time.
+func podSpecAsWritten(spec corev1.PodSpec) (string, error) {
+	spec = *spec.DeepCopy()
+	spec.NodeName = ""
+	generated := func(name string) bool { return strings.HasPrefix(name, "kube-api-access-") }
+	spec.Volumes = slices.DeleteFunc(spec.Volumes, func(v corev1.Volume) bool { return generated(v.Name) })
+	for _, cs := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
+		for i := range cs {
+			cs[i].VolumeMounts = slices.DeleteFunc(cs[i].VolumeMounts, func(m corev1.VolumeMount) bool { return generated(m.Name) })
+		}
+	}
+	data, err := json.Marshal(spec)
+	return string(data), err
 }
 
 // ConvergedState is the State of the scenario's Redis with n pods that
