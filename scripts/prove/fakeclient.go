@@ -25,7 +25,7 @@ func proveFakeClientMisses(in mutantsInput, row chapters.Chapter) error {
 	}
 	m := ms[0]
 	fmt.Printf("=== Chapter %d's mutant %s, which a fake client cannot see (it lacks %s): the chapter's unit tests must pass against it, its spec must kill it\n%s\n",
-		row.Number, m.name, miss.Lacks, m.bug)
+		row.Number, m.Name, miss.Lacks, m.Bug)
 	b := buildMutant(in, m)
 	if b.err != nil {
 		return b.err
@@ -34,11 +34,11 @@ func proveFakeClientMisses(in mutantsInput, row chapters.Chapter) error {
 	cmd := exec.Command("go", "test", "-count=1", "-overlay", filepath.Join(b.variant.out, "overlay.json"), "./"+row.Dir())
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("chapter %d's unit tests fail against the mutant %s, so a fake client does see it: name another in FakeClientMisses\n%s", row.Number, m.name, out)
+		return fmt.Errorf("chapter %d's unit tests fail against the mutant %s, so a fake client does see it: name another in FakeClientMisses\n%s", row.Number, m.Name, out)
 	}
 	fmt.Printf("    %s\n    they pass: the bug is still there\n", strings.TrimSpace(string(out)))
-	in.builds = mutantBuilds{m.name: make(chan builtMutant, 1)}
-	in.builds[m.name] <- b
-	in.only = m.name
+	in.builds = mutantBuilds{m.Name: make(chan builtMutant, 1)}
+	in.builds[m.Name] <- b
+	in.only = m.Name
 	return runMutants(in, nil)
 }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"example.com/redis-operator/chapters"
 )
 
 // A spec that says something must not happen passes as long as nothing
@@ -37,11 +39,11 @@ func TestEveryMustNotSpecHasAMutant(t *testing.T) {
 	killed := map[string]bool{}
 	paths, _ := filepath.Glob("../../chapters/*/mutants/*.patch")
 	for _, p := range paths {
-		m, err := parseMutant(p)
+		m, err := chapters.ParseMutant(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		killed[m.spec] = true
+		killed[m.Spec] = true
 	}
 	texts := specTexts(t, "../../tests")
 	if len(texts) < 50 {

@@ -17,106 +17,20 @@ import (
 	"example.com/redis-operator/internal/proc"
 )
 
-// A mutant is a deliberate bug in a chapter: a patch in
-// chapters/NN-slug/mutants/NAME.patch, against the chapter's directory,
-// that starts with what it is:
-//
-//	Bug: what the patch breaks.
-//	Why: why someone would write it.
-//	Spec: the full text of the spec that must catch it.
-//	Step: the step (By or LessonStep) that spec must fail in.
-//
-// Each field is one line, or more: a line that starts with a space goes on
-// the field above. The diff follows (patch -p1 reads it; the header is
-// text it skips). A mutant is killed when its spec, run against the
-// chapter with the patch applied, fails in its own body, in that step; it
-// survives if the spec passes, and it proves nothing if the spec fails
-// anywhere else (its setup, another step): the spec may catch another
-// mistake there, not this one.
-type mutant struct {
-	chapter                    int
-	name, path                 string
-	bug, why, spec, step, diff string
-}
-
-// mutantFields are the header's fields, in the order the header gives
-// them.
-var mutantFields = []string{"Bug", "Why", "Spec", "Step"}
+// mutant is a chapter's mutant (chapters.Mutant: the format of its
+// patch is there).
+type mutant = chapters.Mutant
 
 // readMutants reads the mutants of chapter in dir (chapters/NN-slug), in
 // the order of their names; only, if not empty, names the one to read.
 func readMutants(chapterDir string, chapter int, only string) ([]*mutant, error) {
-	paths, err := filepath.Glob(filepath.Join(chapterDir, "mutants", "*.patch"))
-	if err != nil {
-		return nil, err
-	}
-	slices.Sort(paths)
-	var ms []*mutant
-	var names []string
-	for _, p := range paths {
-		name := strings.TrimSuffix(filepath.Base(p), ".patch")
-		names = append(names, name)
-		if only != "" && name != only {
-			continue
-		}
-		m, err := parseMutant(p)
-		if err != nil {
-			return nil, err
-		}
-		m.chapter, m.name = chapter, name
-		ms = append(ms, m)
-	}
-	if only != "" && len(ms) == 0 {
-		return nil, fmt.Errorf("chapter %d has no mutant %q (it has: %s)", chapter, only, strings.Join(names, ", "))
-	}
-	return ms, nil
+	return chapters.ReadMutants(chapterDir, chapter, only)
 }
 
-// parseMutant reads a mutant's header and keeps its diff.
-func parseMutant(path string) (*mutant, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	m := &mutant{path: path}
-	fields := map[string]*string{"Bug": &m.bug, "Why": &m.why, "Spec": &m.spec, "Step": &m.step}
-	var last *string
-	lines := strings.SplitAfter(string(data), "\n")
-	for i, l := range lines {
-		text := strings.TrimRight(l, "\n")
-		if strings.HasPrefix(text, "diff ") || strings.HasPrefix(text, "--- ") {
-			m.diff = strings.Join(lines[i:], "")
-			break
-		}
-		if strings.TrimSpace(text) == "" {
-			last = nil
-			continue
-		}
-		if last != nil && (text[0] == ' ' || text[0] == '\t') {
-			*last += " " + strings.TrimSpace(text)
-			continue
-		}
-		key, value, ok := strings.Cut(text, ":")
-		f, known := fields[key]
-		if !ok || !known {
-			return nil, fmt.Errorf("%s:%d: want a header line %s: ..., or the diff; got %q", path, i+1, strings.Join(mutantFields, ": ..., "), text)
-		}
-		*f, last = strings.TrimSpace(value), f
-	}
-	for _, k := range mutantFields {
-		if *fields[k] == "" {
-			return nil, fmt.Errorf("%s: no %s: line (a mutant says %s)", path, k, strings.Join(mutantFields, ", "))
-		}
-	}
-	if m.diff == "" {
-		return nil, fmt.Errorf("%s: no diff after the header", path)
-	}
-	return m, nil
-}
-
-// apply writes the chapter's package with the mutant's patch applied into
-// dir: its Go files (not its tests) and its crd/, if it has one.
-func (m *mutant) apply(chapterDir, dir string) error {
+// applyMutant writes the chapter's package with the mutant's patch
+// applied into dir: its Go files (not its tests) and its crd/, if it has
+// one.
+func applyMutant(m *mutant, chapterDir, dir string) error {
 	if err := os.RemoveAll(dir); err != nil {
 		return err
 	}
@@ -146,13 +60,13 @@ func (m *mutant) apply(chapterDir, dir string) error {
 	if err != nil {
 		return err
 	}
-	input, err := filepath.Abs(m.path) // patch reads it from dir
+	input, err := filepath.Abs(m.Path) // patch reads it from dir
 	if err != nil {
 		return err
 	}
 	cmd := exec.Command("patch", "-p1", "--quiet", "--no-backup-if-mismatch", "--directory", dir, "--input", input)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("%s does not apply to chapter %d: %v\n%s", m.path, m.chapter, err, out)
+		return fmt.Errorf("%s does not apply to chapter %d: %v\n%s", m.Path, m.Chapter, err, out)
 	}
 	return nil
 }
@@ -191,7 +105,7 @@ func runMutants(in mutantsInput, green *runResult) error {
 		return err
 	}
 	all := len(ms)
-	ms = slices.DeleteFunc(ms, func(m *mutant) bool { return in.skipSpecs[m.spec] })
+	ms = slices.DeleteFunc(ms, func(m *mutant) bool { return in.skipSpecs[m.Spec] })
 	switch {
 	case all == 0:
 		fmt.Printf("=== Chapter %d has no mutants (chapters/%s/mutants/*.patch)\n", in.run.chapter, filepath.Base(in.chapterDir))
@@ -202,13 +116,13 @@ func runMutants(in mutantsInput, green *runResult) error {
 	}
 	if in.show {
 		for _, m := range ms {
-			fmt.Printf("=== Mutant %s of chapter %d (%s)\nBug: %s\nWhy: %s\nSpec: %s\nStep: %s\n\n%s\n", m.name, m.chapter, m.path, m.bug, m.why, m.spec, m.step, m.diff)
+			fmt.Printf("=== Mutant %s of chapter %d (%s)\nBug: %s\nWhy: %s\nSpec: %s\nStep: %s\n\n%s\n", m.Name, m.Chapter, m.Path, m.Bug, m.Why, m.Spec, m.Step, m.Diff)
 		}
 	}
 	var specs []string
 	for _, m := range ms {
-		if !slices.Contains(specs, m.spec) {
-			specs = append(specs, m.spec)
+		if !slices.Contains(specs, m.Spec) {
+			specs = append(specs, m.Spec)
 		}
 	}
 	res := green
@@ -261,11 +175,11 @@ type mutantBuilds map[string]chan builtMutant
 func buildAhead(in mutantsInput, ms []*mutant) mutantBuilds {
 	builds := mutantBuilds{}
 	for _, m := range ms {
-		builds[m.name] = make(chan builtMutant, 1)
+		builds[m.Name] = make(chan builtMutant, 1)
 	}
 	go func() {
 		for _, m := range ms {
-			builds[m.name] <- buildMutant(in, m)
+			builds[m.Name] <- buildMutant(in, m)
 		}
 	}()
 	return builds
@@ -274,19 +188,19 @@ func buildAhead(in mutantsInput, ms []*mutant) mutantBuilds {
 // buildMutant applies a mutant to a copy of its chapter and builds the
 // operator with it (make build-variant), with the role from its markers.
 func buildMutant(in mutantsInput, m *mutant) builtMutant {
-	base := filepath.Join(in.dir, fmt.Sprintf("chapter%02d", m.chapter), m.name)
+	base := filepath.Join(in.dir, fmt.Sprintf("chapter%02d", m.Chapter), m.Name)
 	out, err := filepath.Abs(base + ".build")
 	if err != nil {
 		return builtMutant{err: err}
 	}
 	v := variantFlags{dir: base, bin: filepath.Join(out, "operator"), role: filepath.Join(out, "role.yaml"), out: out}
-	if err := m.apply(in.chapterDir, v.dir); err != nil {
+	if err := applyMutant(m, in.chapterDir, v.dir); err != nil {
 		return builtMutant{err: err}
 	}
-	build := exec.Command("nice", "-n", "10", "make", "--no-print-directory", "build-variant", fmt.Sprintf("CHAPTER=%d", m.chapter),
+	build := exec.Command("nice", "-n", "10", "make", "--no-print-directory", "build-variant", fmt.Sprintf("CHAPTER=%d", m.Chapter),
 		"VARIANT="+v.dir, "VARIANT_OUT="+v.out, "VARIANT_BIN="+v.bin)
 	if msg, err := build.CombinedOutput(); err != nil {
-		return builtMutant{err: fmt.Errorf("building the mutant %s: %v\n%s", m.name, err, msg)}
+		return builtMutant{err: fmt.Errorf("building the mutant %s: %v\n%s", m.Name, err, msg)}
 	}
 	return builtMutant{variant: v}
 }
@@ -294,9 +208,9 @@ func buildMutant(in mutantsInput, m *mutant) builtMutant {
 // runMutant runs a mutant's spec against the operator built with it
 // (by buildAhead, or here if it did not).
 func runMutant(in mutantsInput, m *mutant) (mutantResult, error) {
-	fmt.Printf("--- mutant %s: %s\n", m.name, m.bug)
+	fmt.Printf("--- mutant %s: %s\n", m.Name, m.Bug)
 	var b builtMutant
-	if ch, ok := in.builds[m.name]; ok {
+	if ch, ok := in.builds[m.Name]; ok {
 		b = <-ch
 	} else {
 		b = buildMutant(in, m)
@@ -306,7 +220,7 @@ func runMutant(in mutantsInput, m *mutant) (mutantResult, error) {
 	}
 	start := time.Now()
 	run := in.run
-	run.operator, run.focus, run.label = m.chapter, []string{m.spec}, "mutant-"+m.name
+	run.operator, run.focus, run.label = m.Chapter, []string{m.Spec}, "mutant-"+m.Name
 	// One failure kills the mutant, or shows it failed elsewhere: a spec
 	// that collects its failures (the crash sweep) need not go on.
 	run.failFast, run.expectFailure = true, true
@@ -315,8 +229,8 @@ func runMutant(in mutantsInput, m *mutant) (mutantResult, error) {
 	if err != nil {
 		return mutantResult{}, err
 	}
-	s, ran := res.byText[m.spec]
-	r := mutantResult{m: m, spec: s, ran: ran, verdict: judgeMutant(s, ran, m.step), took: time.Since(start), log: res.log}
+	s, ran := res.byText[m.Spec]
+	r := mutantResult{m: m, spec: s, ran: ran, verdict: judgeMutant(s, ran, m.Step), took: time.Since(start), log: res.log}
 	if res.setupErr != "" {
 		r.verdict = redVerdict{state: "setup failed", problem: "the suite failed in BeforeSuite: " + why(res.setupErr)}
 	}
@@ -348,7 +262,7 @@ func proveByMutants(in mutantsInput, green *runResult) error {
 	for _, g := range green.lessons {
 		var mine []*mutant
 		for _, m := range ms {
-			if m.spec == g.FullText() {
+			if m.Spec == g.FullText() {
 				mine = append(mine, m)
 			}
 		}
@@ -374,12 +288,12 @@ func proveByMutants(in mutantsInput, green *runResult) error {
 					r.verdict.ok, r.verdict.problem = false, lesson.problem
 				}
 			}
-			fmt.Printf("  %-3s %-9s | %-9s | %s\n", mark(r.verdict.ok && greenOK), "mutant "+m.name, g.State.String(), g.FullText())
+			fmt.Printf("  %-3s %-9s | %-9s | %s\n", mark(r.verdict.ok && greenOK), "mutant "+m.Name, g.State.String(), g.FullText())
 			if r.verdict.ok {
 				fmt.Printf("        killed in step %q, at its check %q (%.0f s)\n", r.verdict.step, r.verdict.check, r.took.Seconds())
 			} else {
 				fmt.Printf("        %s (log: %s)\n", r.verdict.problem, r.log)
-				problems = append(problems, fmt.Sprintf("%q must fail against the mutant %s after its lesson step, in step %q, but %s", g.FullText(), m.name, m.step, r.verdict.problem))
+				problems = append(problems, fmt.Sprintf("%q must fail against the mutant %s after its lesson step, in step %q, but %s", g.FullText(), m.Name, m.Step, r.verdict.problem))
 			}
 		}
 	}
@@ -431,10 +345,10 @@ func mutantsVerdict(chapter int, results []mutantResult) error {
 	fmt.Printf("Chapter %d's mutants | spec | caught in step | at check | s\n", chapter)
 	var problems []string
 	for _, r := range results {
-		fmt.Printf("  %-3s %s | %s | %s | %s | %.0f\n", mark(r.verdict.ok), r.m.name, r.m.spec, r.verdict.step, r.verdict.check, r.took.Seconds())
+		fmt.Printf("  %-3s %s | %s | %s | %s | %.0f\n", mark(r.verdict.ok), r.m.Name, r.m.Spec, r.verdict.step, r.verdict.check, r.took.Seconds())
 		if !r.verdict.ok {
 			fmt.Printf("        %s (log: %s)\n", r.verdict.problem, r.log)
-			problems = append(problems, fmt.Sprintf("mutant %s: %s", r.m.name, r.verdict.problem))
+			problems = append(problems, fmt.Sprintf("mutant %s: %s", r.m.Name, r.verdict.problem))
 		}
 	}
 	if len(problems) > 0 {

@@ -1,41 +1,14 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/onsi/ginkgo/v2/types"
-)
 
-func TestParseMutant(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	const diff = "--- a/x.go\n+++ b/x.go\n@@ -1 +1 @@\n-a\n+b\n"
-	m, err := parseMutant(write("ok.patch", "Bug: one\n two\nWhy: because\nSpec: A Redis works\nStep: Lesson: it works\n\n"+diff))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m.bug != "one two" || m.why != "because" || m.spec != "A Redis works" || m.step != "Lesson: it works" || m.diff != diff {
-		t.Errorf("parsed %+v", m)
-	}
-	for name, text := range map[string]string{
-		"no step":    "Bug: b\nWhy: w\nSpec: s\n" + diff,
-		"no diff":    "Bug: b\nWhy: w\nSpec: s\nStep: x\n",
-		"stray line": "Bug: b\nWhy: w\nsomething else\nSpec: s\nStep: x\n" + diff,
-	} {
-		if _, err := parseMutant(write("bad.patch", text)); err == nil {
-			t.Errorf("%s: parsed without an error", name)
-		}
-	}
-}
+	"example.com/redis-operator/chapters"
+)
 
 func TestJudgeMutant(t *testing.T) {
 	failedIn := func(failAt int) types.SpecReport { return lessonSpec(types.SpecStateFailed, failAt) }
@@ -85,7 +58,7 @@ func TestTheCoursesMutantsParse(t *testing.T) {
 		t.Fatal("no mutant found in chapters/*/mutants")
 	}
 	for _, p := range paths {
-		if _, err := parseMutant(p); err != nil {
+		if _, err := chapters.ParseMutant(p); err != nil {
 			t.Error(err)
 		}
 	}

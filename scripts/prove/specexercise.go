@@ -57,7 +57,7 @@ func checkSpecExercise(in mutantsInput, specFile, target string, againstMutants 
 	if err != nil {
 		return err
 	}
-	ms = slices.DeleteFunc(ms, func(m *mutant) bool { return m.spec != target })
+	ms = slices.DeleteFunc(ms, func(m *mutant) bool { return m.Spec != target })
 	if len(ms) == 0 {
 		return fmt.Errorf("chapter %d has no mutant of %q", chapter, target)
 	}
@@ -101,17 +101,17 @@ func checkSpecExercise(in mutantsInput, specFile, target string, againstMutants 
 	problems = append(problems, judgeSpecs(greenRes, judgeGreen, fmt.Sprintf("must pass against chapter %d", chapter))...)
 
 	for _, m := range ms {
-		b := <-in.builds[m.name]
+		b := <-in.builds[m.Name]
 		if b.err != nil {
 			return b.err
 		}
 		mr := run
-		mr.operator, mr.variant, mr.label, mr.failFast = chapter, b.variant, "spec-exercise-mutant-"+m.name, true
+		mr.operator, mr.variant, mr.label, mr.failFast = chapter, b.variant, "spec-exercise-mutant-"+m.Name, true
 		res, err := runSuite(mr)
 		if err != nil {
 			return err
 		}
-		fmt.Printf("Against the mutant %s (%s):\n", m.name, m.bug)
+		fmt.Printf("Against the mutant %s (%s):\n", m.Name, m.Bug)
 		problems = append(problems, judgeSpecs(res, func(s types.SpecReport) redVerdict {
 			v := judgeKill(s)
 			if againstMutants {
@@ -122,7 +122,7 @@ func checkSpecExercise(in mutantsInput, specFile, target string, againstMutants 
 				v.problem = "the mutant survived: " + v.problem
 			}
 			return v
-		}, "must kill the mutant "+m.name)...)
+		}, "must kill the mutant "+m.Name)...)
 	}
 	if len(problems) > 0 {
 		return fmt.Errorf("your spec does not prove chapter %d's lesson yet:\n  - %s", chapter, strings.Join(problems, "\n  - "))
