@@ -162,7 +162,15 @@ func (ex *exercises) envtestLessons(w io.Writer, c checkFlags, buildOperator fun
 	cmd := exec.Command(c.prove, append(proveArgs, "--lessons-only")...)
 	cmd.Dir = ex.root
 	cmd.Stdout, cmd.Stderr = w, w
-	cmd.Env = append(os.Environ(), "CLUSTER=envtest", "OUTPUT_DIR="+c.envtestOut, "ENVTEST_CLUSTER_DIR="+stateDir, "KUBECONFIG="+filepath.Join(stateDir, "kubeconfig"))
+	// The suite runs make (make install): what make was told on the
+	// command line that ran this check (make check CLUSTER=local
+	// OUTPUT_DIR=...), which it passes on in MAKEFLAGS, must not send that
+	// make to the other cluster.
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		return slices.Contains([]string{"MAKEFLAGS", "MFLAGS", "MAKEOVERRIDES", "MAKELEVEL"}, name)
+	})
+	cmd.Env = append(env, "CLUSTER=envtest", "OUTPUT_DIR="+c.envtestOut, "ENVTEST_CLUSTER_DIR="+stateDir, "KUBECONFIG="+filepath.Join(stateDir, "kubeconfig"))
 	if err := cmd.Run(); err != nil {
 		return errors.New("make check found what is still wrong, on an API server alone (above)")
 	}
