@@ -45,13 +45,12 @@ type SweepSummary struct {
 	// before a write.
 	CrashedAfter  map[string]int
 	CrashedBefore int
-	// Missed are the points that no run reached, in two tries (a run made
-	// fewer status patches than the clean run, say): each is a failure
-	// too, since a point never crashed at proves nothing about it.
-	Missed []crashPoint
-	// Repeats are the points of a Repeat write that neither try made
-	// again: not failures, since the write they follow was crashed at.
-	Repeats []crashPoint
+	// Missed are the points of a first write of its name that no run
+	// reached, in two tries: each is a failure too, since a point never
+	// crashed at proves nothing about it. Beyond are those of a later
+	// write of a name that neither try made (crashPoint.first): counted,
+	// not failed.
+	Missed, Beyond []crashPoint
 	// Failures says, for each run that did not end as the clean run did,
 	// or did not crash as asked, why.
 	Failures []string
@@ -73,19 +72,20 @@ func (s SweepSummary) String() string {
 	if s.Left > 0 {
 		stopped = fmt.Sprintf(" (--fail-fast: stopped there, %d points not run)", s.Left)
 	}
-	repeats := ""
-	if len(s.Repeats) > 0 {
-		repeats = fmt.Sprintf("; repeats of a write the runs did not make again: %d %v", len(s.Repeats), s.Repeats)
+	beyond := ""
+	if len(s.Beyond) > 0 {
+		beyond = fmt.Sprintf("; numbered beyond what the runs made: %d %v", len(s.Beyond), s.Beyond)
 	}
 	return fmt.Sprintf("crash sweep: %d writes in the clean run, %d distinct; %d runs; crashed right after: %s; right before a write: %d; points not reached twice: %d%s%s; %d failures%s",
-		s.Writes, len(s.Names), s.Runs, strings.Join(after, ", "), s.CrashedBefore, len(s.Missed), missed, repeats, len(s.Failures), stopped)
+		s.Writes, len(s.Names), s.Runs, strings.Join(after, ", "), s.CrashedBefore, len(s.Missed), missed, beyond, len(s.Failures), stopped)
 }
 
 // expectCrashSweep runs Scenario once with the operator counting its
 // writes, then once for each crash point of that clean run (crashPoints),
 // with the operator crashed there and restarted at once. A run that did
 // not reach its point is made again once, and fails the sweep if it does
-// not reach it then either, unless the point's write is a Repeat. Every
+// not reach it then either, unless it is a later write of its name than
+// the first, numbered as events fell (crashPoint.first). Every
 // run that crashed must reach the clean run's state after every step,
 // with the same details (framework.State.Details), and make no write
 // after the last step; every write of the clean run must have been
@@ -172,11 +172,11 @@ func expectCrashSweep(ctx context.Context) {
 			summary.Failures = append(summary.Failures, fmt.Sprintf("crash %s: %s", res.point, res.failure))
 		case !res.reached && res.try == 1:
 			again = append(again, run{index: res.index, try: 2, point: res.point}) // fewer writes of that name this time: once more
-		case !res.reached && res.point.Repeat:
-			summary.Repeats = append(summary.Repeats, res.point) // the run's cache kept up: it did not write twice
+		case !res.reached && !res.point.first():
+			summary.Beyond = append(summary.Beyond, res.point) // fewer of that name this time, as events fell
 		case !res.reached:
 			summary.Missed = append(summary.Missed, res.point)
-			summary.Failures = append(summary.Failures, fmt.Sprintf("crash %s: reached by neither of two runs, which made fewer writes of that name than the clean run", res.point))
+			summary.Failures = append(summary.Failures, fmt.Sprintf("crash %s: reached by neither of two runs, which made no write of that name", res.point))
 		case res.point.Before:
 			summary.CrashedBefore++
 		default:
