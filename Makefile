@@ -265,6 +265,7 @@ vet: ## Run go vet, and check formatting and go.mod tidiness.
 	if [[ -n "$$unformatted" ]]; then echo "error: not gofmt-ed: $$unformatted" >&2; exit 1; fi
 	go vet -tags e2e,faults ./...
 	go vet -tags e2e,faults,diagrams ./tests/docs/
+	go vet -tags book ./tests/book/
 
 .PHONY: lint
 lint: $(GOLANGCI_LINT) ## Run golangci-lint with the checked-in .golangci.yml.
@@ -469,6 +470,24 @@ clean: cluster-down ## Stop the test clusters and remove bin/ and _output/ (the 
 	@for lane in $(wildcard $(OUTPUT_DIR)/lane-*); do $(MAKE) --no-print-directory cluster-down CLUSTER=local OUTPUT_DIR=$$lane; done
 	rm -rf $(BIN) _output
 	$(if $(filter-out $(CURDIR)/_output,$(OUTPUT_DIR)),@echo "OUTPUT_DIR=$(OUTPUT_DIR) is yours: remove it yourself")
+
+##@ The book
+
+BOOK_DIR = $(OUTPUT_DIR)/book
+BOOK_PORT ?= 8000
+
+.PHONY: book
+book: check-diagrams ## Build the course as a web book, both languages, into _output/book: the READMEs, TESTING, the glossary, each chapter's diff side by side, its exercise and mutants, the diagrams rendered; offline, nothing fetched.
+	@go run ./scripts/book --out $(BOOK_DIR) --diagrams $(OUTPUT_DIR)/diagrams
+
+.PHONY: serve-book
+serve-book: check-diagrams ## Build the book and serve it on http://localhost:8000 (BOOK_PORT).
+	@go run ./scripts/book --out $(BOOK_DIR) --diagrams $(OUTPUT_DIR)/diagrams --serve localhost:$(BOOK_PORT)
+
+.PHONY: check-book
+check-book: book ## Check the book in Debian's chromium: every page loads with no error and no request outside it, every link and anchor resolves, every diagram is an SVG of text, the language switch and the search work, chapter 5's diff shows its added lines; pictures of the chapter pages in _output/book-screenshots.
+	@fc-list :lang=zh | grep -q . || { echo "error: no Chinese font: the pictures of the Chinese pages would show boxes; apt-get install fonts-wqy-microhei" >&2; exit 2; }
+	CHROMIUM=$(CHROMIUM) BOOK_DIR=$(BOOK_DIR) BOOK_SCREENSHOTS=$(OUTPUT_DIR)/book-screenshots $(GO_TEST) -tags book -count=1 -v ./tests/book/
 
 ##@ Exercises: write a chapter's lesson yourself, judged by its proofs
 
