@@ -53,11 +53,13 @@ func setup(t *testing.T) (dir string, pages []page) {
 
 // Every link of every page of the book, the source views included,
 // leads to a file of the book, and its anchor to an element of that
-// page; a link that leaves the book goes to another site.
+// page; a link that leaves the book goes to another site. No page shows
+// a diagram's Mermaid source in place of the diagram.
 func TestEveryLinkResolves(t *testing.T) {
 	dir, _ := setup(t)
 	ids := map[string]map[string]bool{} // page -> its ids
 	links := map[string][]string{}      // page -> its hrefs and srcs
+	var mermaid []string                // pages that show a diagram's source
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".html") {
 			return err
@@ -79,6 +81,8 @@ func TestEveryLinkResolves(t *testing.T) {
 			if n.Type == html.ElementNode {
 				for _, a := range n.Attr {
 					switch {
+					case a.Key == "class" && n.Data == "code" && strings.Contains(a.Val, "language-mermaid"):
+						mermaid = append(mermaid, rel)
 					case a.Key == "id":
 						ids[rel][a.Val] = true
 					case (a.Key == "href" || a.Key == "src") && n.Data != "svg" && !strings.HasPrefix(n.Namespace, "svg"):
@@ -95,6 +99,9 @@ func TestEveryLinkResolves(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, p := range mermaid {
+		t.Errorf("%s shows a Mermaid diagram's source, not the diagram", p)
 	}
 	checked := 0
 	for from, hrefs := range links {
