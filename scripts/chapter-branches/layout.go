@@ -45,6 +45,7 @@ func pathRules(c chapter) []pathRule {
 		{from: "tests/framework/leasewatch_test.go", to: "test/e2e/framework/leasewatch_test.go", since: inClusterChapter},
 		{from: "tests/framework/faults.go", to: "test/e2e/framework/faults.go", since: faultsChapter},
 		{from: "tests/framework/scenario.go", to: "test/e2e/framework/scenario.go", since: faultsChapter},
+		{from: "tests/framework/scenario_test.go", to: "test/e2e/framework/scenario_test.go", since: faultsChapter},
 		{from: "tests/framework", to: "test/e2e/framework"},
 		// What the unit tests stand on.
 		{from: "tests/fakeapi", to: "test/fakeapi"},
