@@ -48,7 +48,7 @@ func main() {
 }
 
 func run() error {
-	b := &book{sources: map[string]bool{}}
+	b := &book{sources: map[string]bool{}, diffs: map[int]string{}}
 	flag.StringVar(&b.root, "root", ".", "the repository")
 	flag.StringVar(&b.out, "out", "_output/book", "where the book goes (emptied first)")
 	flag.StringVar(&b.diagrams, "diagrams", "_output/diagrams", "the diagrams make check-diagrams rendered")
@@ -86,6 +86,9 @@ type book struct {
 	// extra are the other Markdown files that a page links to, each
 	// rendered as a page of its own.
 	extra []string
+	// diffs are the chapters' diffs as tables, by chapter, made once for
+	// both languages.
+	diffs map[int]string
 }
 
 // pageInfo is a page as pages.json and the search index list it.
@@ -367,18 +370,26 @@ func (b *book) diffSection(d doc, c chapters.Chapter) (string, error) {
 		b.sources[c.Dir()] = true
 		return out.String(), nil
 	}
-	cmd := exec.Command("make", "--no-print-directory", "-s", "diff-chapter", fmt.Sprintf("CHAPTER=%d", c.Number))
-	cmd.Dir = b.root
-	cmd.Stderr = os.Stderr
-	unified, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("make diff-chapter %d: %w", c.Number, err)
+	// Both languages show the same tables: made once for the first.
+	tables, ok := b.diffs[c.Number]
+	if !ok {
+		cmd := exec.Command("make", "--no-print-directory", "-s", "diff-chapter", fmt.Sprintf("CHAPTER=%d", c.Number))
+		cmd.Dir = b.root
+		cmd.Stderr = os.Stderr
+		unified, err := cmd.Output()
+		if err != nil {
+			return "", fmt.Errorf("make diff-chapter %d: %w", c.Number, err)
+		}
+		var t strings.Builder
+		for _, f := range parseDiff(string(unified)) {
+			t.WriteString(f.sideBySide())
+		}
+		tables = t.String()
+		b.diffs[c.Number] = tables
 	}
 	base, _ := chapters.Get(c.Base())
 	fmt.Fprintf(&out, "<p>%s</p>\n", fmt.Sprintf(b.word(d, "diff-intro"), c.Number, base.Number, c.Number))
-	for _, f := range parseDiff(string(unified)) {
-		out.WriteString(f.sideBySide())
-	}
+	out.WriteString(tables)
 	out.WriteString("</section>\n")
 	return out.String(), nil
 }

@@ -102,10 +102,10 @@ func (ex *exercises) check(e *exercise, c checkFlags, w io.Writer) (err error) {
 		if built {
 			return nil
 		}
-		built = true
 		if err := ex.goCmd(w, "build", "-ldflags=-s -w", "-overlay", overlay, "-o", c.operatorBin, c.operatorMain); err != nil {
 			return fmt.Errorf("building the operator with %s: %w", e.workspace, err)
 		}
+		built = true
 		return nil
 	}
 
