@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -79,3 +80,101 @@ func TestParse(t *testing.T) {
 		t.Errorf("chapter 5's base is %d, want 4", c.Base())
 	}
 }
+
+// TestSuites: what each suite reads of its row. A rewrite and the
+// shipped chapter run on the host and carry the behaviour of every
+// chapter before them, each
+// behaviour is taught by one chapter, and the lanes cover every chapter
+// once, in order.
+func TestSuites(t *testing.T) {
+	taught := map[string]int{}
+	for _, c := range All {
+		for _, b := range c.Behaviours {
+			if other, dup := taught[b]; dup {
+				t.Errorf("behaviour %q is taught by chapters %d and %d", b, other, c.Number)
+			}
+			taught[b] = c.Number
+		}
+		if c.Operator == OperatorDeployed && !c.InCluster {
+			t.Errorf("chapter %d's suite deploys its operator, but it does not run in the cluster", c.Number)
+		}
+		if c.Operator == OperatorPerSpec && !c.Faults {
+			t.Errorf("chapter %d's specs run its operator's test build, which it does not have (Faults)", c.Number)
+		}
+		if c.Title == "" {
+			t.Errorf("chapter %d has no title", c.Number)
+		}
+	}
+	for _, c := range All {
+		if c.Number != Shipped && c.Rewrites == 0 {
+			continue
+		}
+		s, err := SuiteOf(c.Number)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 0
+		for _, n := range taught {
+			if n < c.Number {
+				want++
+			}
+		}
+		if len(s.Carries) != want || s.Operator != OperatorOnHost {
+			t.Errorf("chapter %d's suite: %+v; want it on the host, carrying the %d behaviours of the chapters before it", c.Number, s, want)
+		}
+	}
+	if s, _ := SuiteOf(5); s.Carries != nil || s.Description() != "Chapter 5: rebuild pods" || s.Label() != "chapter-05" {
+		t.Errorf("chapter 5's suite: %+v, %q, %q", s, s.Description(), s.Label())
+	}
+	var covered []int
+	for _, l := range Lanes() {
+		var from, to int
+		if _, err := fmt.Sscanf(l, "%d-%d", &from, &to); err != nil || from > to {
+			t.Fatalf("lane %q is not FROM-TO", l)
+		}
+		for n := from; n <= to; n++ {
+			covered = append(covered, n)
+		}
+	}
+	if want := Where(func(Chapter) bool { return true }); !slices.Equal(covered, want) {
+		t.Errorf("the lanes %q cover chapters %v, want %v", Lanes(), covered, want)
+	}
+	if got := SuiteDir(5); got != "tests/chapter05" {
+		t.Errorf("SuiteDir(5) = %q", got)
+	}
+}
+
+// TestSuiteFiles: each chapter's suite names its own chapter in one
+// framework.NewSuite call, and imports Ginkgo, without which the Ginkgo
+// CLI takes the package for a plain go test and runs it without its
+// flags (focus, labels, parallel processes).
+func TestSuiteFiles(t *testing.T) {
+	for _, c := range All {
+		dir := filepath.Join("..", SuiteDir(c.Number))
+		files, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
+		if err != nil || len(files) == 0 {
+			t.Errorf("chapter %d has no suite in %s", c.Number, dir)
+			continue
+		}
+		var calls []string
+		ginkgo := false
+		for _, f := range files {
+			src, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ginkgo = ginkgo || strings.Contains(string(src), "\t. \"github.com/onsi/ginkgo/v2\"\n")
+			for _, m := range suiteCall.FindAllStringSubmatch(string(src), -1) {
+				calls = append(calls, m[1])
+			}
+		}
+		if !slices.Equal(calls, []string{strconv.Itoa(c.Number)}) {
+			t.Errorf("%s calls framework.NewSuite with %q; want it once, with %d", dir, calls, c.Number)
+		}
+		if !ginkgo {
+			t.Errorf("%s does not import Ginkgo: the Ginkgo CLI would run it as a plain go test", dir)
+		}
+	}
+}
+
+var suiteCall = regexp.MustCompile(`framework\.NewSuite\(([^)]*)\)`)

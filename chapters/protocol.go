@@ -2,6 +2,7 @@ package chapters
 
 import (
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -12,6 +13,64 @@ import (
 // not import the suites (their Ginkgo DSL would add its flags to every
 // tool's), so both read it here. A chapter's branch has this file alone,
 // as internal/chapters: its suite reads it, and it has no table.
+
+// OperatorRun is how a chapter's suite runs the operator under test.
+type OperatorRun int
+
+const (
+	// OperatorOnHost: one host process for the whole suite, started
+	// before its specs as `make run` starts it (without its webhook), and
+	// shared by its parallel specs.
+	OperatorOnHost OperatorRun = iota
+	// OperatorDeployed: `make deploy`, as a user deploys it: the
+	// Deployment's pods, or, where nodes run no containers (the local
+	// backend), host processes of the image's binary with its flags.
+	OperatorDeployed
+	// OperatorPerSpec: each spec starts it on the host, crashes it and
+	// restarts it, in the test build that injects faults.
+	OperatorPerSpec
+)
+
+// Suite is what a chapter's suite needs to know of its chapter: the
+// chapter's row of the table, as far as its suite reads it (SuiteOf).
+type Suite struct {
+	Number int
+	// Title is what the chapter is about ("rebuild pods").
+	Title string
+	// Operator is how the suite runs the operator under test.
+	Operator OperatorRun
+	// Faults: the chapter has a test build that injects faults; its
+	// suite waits, before any spec, until the API server can admit a pod
+	// owned by a Redis (a refused create would be counted as a write).
+	Faults bool
+	// Carries names the behaviour specs of the chapters before it that
+	// the suite runs too, unchanged (the framework's behaviours).
+	Carries []string
+}
+
+// Description is what the suite's report is called.
+func (s Suite) Description() string { return fmt.Sprintf("Chapter %d: %s", s.Number, s.Title) }
+
+// Label is the label of every spec of the suite.
+func (s Suite) Label() string { return fmt.Sprintf("chapter-%02d", s.Number) }
+
+// SuiteName names chapter n's suite: its directory under tests/, and the
+// files it writes under the output directory.
+func SuiteName(n int) string { return fmt.Sprintf("chapter%02d", n) }
+
+// Tag is chapter n's short name in the names of what a tool makes for it
+// (ch05-3fa2c1, a suite's namespace; bench-ch05, the benchmark's).
+func Tag(n int) string { return fmt.Sprintf("ch%02d", n) }
+
+// OperatorLog is the log of the operator that chapter n's suite runs on
+// the host, under the output directory out: prove reads it too.
+func OperatorLog(out string, n int) string {
+	return filepath.Join(out, "logs", SuiteName(n)+"-operator.log")
+}
+
+// RoleName is the name of the ClusterRole generated from every chapter's
+// RBAC markers (make manifests), which the suites bind the operator to.
+const RoleName = "redis-operator"
 
 // The environment a suite runs in.
 const (

@@ -1,13 +1,8 @@
-# What the course's Makefile and a chapter branch's Makefile share (both
-# include this file): the cluster targets, the helpers that run a command
-# against the cluster `make cluster-up` chose, and the pinned tools. The
-# including Makefile sets the versions, BIN, CACHE_DIR, KUBERNETES_BIN, the
-# cluster directories, CLUSTER, CLUSTER_ENV, REDIS_IMAGE and GINKGO_FLAGS.
+# What the course's Makefile and a chapter branch's share: the cluster
+# targets, the helpers that run a command against the cluster make
+# cluster-up chose, the pinned tools. The includer sets the versions and paths.
 
-# Every go command the targets run builds with cgo off. The operator ships
-# as a static binary (its image has no C library); building the tests, the
-# tools and the host's binary the same way lets go compile the
-# dependencies once for all of them, not once with cgo and again without.
+# cgo off everywhere, as the shipped static binary: dependencies compile once.
 export CGO_ENABLED := 0
 
 ##@ Cluster
@@ -40,8 +35,6 @@ cluster-up: cluster-tool kubectl ## Start the test cluster (CLUSTER=kind|local|e
 	if [[ $$cluster == local || $$cluster == envtest ]]; then $(MAKE) --no-print-directory kubernetes; fi; \
 	$(BIN)/cluster up --cluster "$$cluster" --bin-dir $(KUBERNETES_BIN) --state-dir $(LOCAL_CLUSTER_DIR) --envtest-state-dir $(ENVTEST_CLUSTER_DIR) --env-file $(CLUSTER_ENV)
 
-# bin/cluster starts and stops the clusters; go build is a no-op when
-# nothing changed.
 .PHONY: cluster-tool
 cluster-tool:
 	@go build -o $(BIN)/cluster ./scripts/cluster
@@ -59,21 +52,15 @@ apiserver-start: cluster-tool ## Start again the kube-apiserver that apiserver-s
 	@$(with_kubeconfig) $(BIN)/cluster start-apiserver --state-dir $(LOCAL_CLUSTER_DIR)
 
 # ---- helpers ----------------------------------------------------------------
-# $(call two_digits,N): chapter number N as a directory names it (08 for
-# 8 or 08; printf alone reads 08 as octal); empty unless N is a number.
-two_digits = $(shell n='$(1)'; [[ $$n =~ ^[0-9]+$$ ]] && printf %02d "$$((10#$$n))")
-# $(call chapter_name,N): chapter N's NN-slug, looked up in the table of
-# chapters (scripts/chapters.mk); empty for a number that is no chapter's.
-chapter_name = $(filter $(call two_digits,$(1))-%,$(CHAPTER_NAMES))
-# OUTPUT_DIR as messages show it: from the checkout when inside it.
+# $(call chapter_number,N): N as the table numbers it (5 for 5 or 05);
+# $(call chapter_name,N): chapter N's NN-slug (CHAPTER_NAMES), or empty.
+chapter_number = $(patsubst 0%,%,$(1))
+chapter_name = $(filter $(call chapter_number,$(1))-% 0$(call chapter_number,$(1))-%,$(CHAPTER_NAMES))
 output_dir = $(patsubst $(CURDIR)/%,%,$(OUTPUT_DIR))
-# Suites run with Ginkgo's --procs=E2E_PROCS (see each Makefile's E2E_PROCS).
-# --vet=off: make vet vets the suites (go test's own vet, with other
-# settings, would vet every dependency again).
+# --vet=off: make vet vets the suites.
 ginkgo_e2e = $(GINKGO) --tags=e2e --vet=off --procs=$(E2E_PROCS) $(GINKGO_FLAGS)
 KUBECTL_CMD = $(if $(wildcard $(KUBECTL)),$(KUBECTL),kubectl)
-# After `make cluster-up`, its backend and kubeconfig win when CLUSTER is
-# auto or names that backend (never for existing: KUBECONFIG decides).
+# make cluster-up's backend and kubeconfig win when CLUSTER is auto or names it.
 cluster_env_matches = $(or $(filter auto,$(CLUSTER)),$(shell grep -qx 'export CLUSTER=$(CLUSTER)' $(CLUSTER_ENV) && echo yes))
 with_kubeconfig = $(if $(and $(filter-out existing,$(CLUSTER)),$(wildcard $(CLUSTER_ENV)),$(cluster_env_matches)),source $(CLUSTER_ENV) &&)
 

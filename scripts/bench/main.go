@@ -1,7 +1,7 @@
 // Command bench measures the Redis operator next to Kubernetes' own
-// controllers on one cluster, in one run: the operators of chapters 5 and
-// 7 and of chapter 9, at scale, by default (--old-chapters, --new-chapter),
-// each reconciling its own namespace, against a StatefulSet (same-name
+// controllers on one cluster, in one run: by default the operators of the
+// chapters the table of chapters names as its baselines and of the one it
+// measures (a row's Bench; --old-chapters, --new-chapter), each reconciling its own namespace, against a StatefulSet (same-name
 // rebuilds: the direct peer) and a ReplicaSet (new names: the lower bound)
 // of the same size. `make bench` runs it; see Usage for what it measures.
 package main
@@ -31,9 +31,9 @@ import (
 const usage = `Usage: bench [flags]
 
 Measures, on the cluster of KUBECONFIG (make bench sets it), the
-operators of chapters 5 and 7 and of chapter 9 (--old-chapters,
---new-chapter), each in a namespace of its own, against a StatefulSet and
-a ReplicaSet:
+operators of the chapters compared and of the chapter measured (the table
+of chapters' Bench column; --old-chapters, --new-chapter), each in a
+namespace of its own, against a StatefulSet and a ReplicaSet:
   rebuild   latency from the delete call to the replacement's ADDED watch
             event, and the controller's own share (from the old pod's
             DELETED event, or for the ReplicaSet from the start of its
@@ -50,7 +50,7 @@ a ReplicaSet:
             with unrelated pods in the cluster, one operator at a time
 
 It prints one table, with the ratios to the StatefulSet and the ReplicaSet
-and whether chapter 9 (or --new-chapter) meets its targets, and writes the raw
+and whether the chapter measured meets its targets, and writes the raw
 samples to OUT/bench-<time>.json. N is 100, or what the nodes have room
 for; the local backend's nodes hold 3,200 pods.
 
@@ -91,10 +91,10 @@ type config struct {
 }
 
 func run() error {
-	c := config{oldChapters: chapterList{5, 7}}
+	c := config{oldChapters: chapterList(chapters.Where(func(c chapters.Chapter) bool { return c.Bench == chapters.BenchBaseline }))}
 	flag.StringVar(&c.operatorBin, "operator", "bin/operator", "the course's operator binary")
 	flag.Var(&c.oldChapters, "old-chapters", "the chapters to compare against, a comma-separated `list`; the memory verdict compares with the first")
-	flag.IntVar(&c.newChapter, "new-chapter", atScaleChapter, "the chapter measured")
+	flag.IntVar(&c.newChapter, "new-chapter", measuredChapter, "the chapter measured")
 	flag.IntVar(&c.samples, "samples", envInt("BENCH_SAMPLES", defaultSamples), "deletes per target and delete kind (BENCH_SAMPLES)")
 	flag.IntVar(&c.warmup, "warmup", 2, "rebuild rounds before the recorded ones")
 	flag.IntVar(&c.objects, "objects", envInt("BENCH_N", 0), "objects of 3 pods each for convergence (BENCH_N; default 100, or fewer if the nodes have no room)")
@@ -200,15 +200,13 @@ func (c config) chapters() []int {
 	return append(slices.Clone(c.oldChapters), c.newChapter)
 }
 
-// atScaleChapter is the chapter the benchmark measures by default and the
-// last it can: the one before the first that runs in the cluster (the
-// table of chapters says which), the last that changes what the operator
-// does per object (chapter 9, at scale). The chapters after it change how
-// it runs in a cluster, and from then on its metrics, which the benchmark
-// reads, need a token.
-var atScaleChapter = func() int {
-	if c, ok := chapters.First(func(c chapters.Chapter) bool { return c.InCluster }); ok {
-		return c.Number - 1
+// measuredChapter is the chapter the benchmark measures by default (the
+// table's BenchMeasured), and the last it can: the chapters after it run
+// in the cluster, and serve the metrics the benchmark reads only over
+// HTTPS to authorized callers.
+var measuredChapter = func() int {
+	if ns := chapters.Where(func(c chapters.Chapter) bool { return c.Bench == chapters.BenchMeasured }); len(ns) > 0 {
+		return ns[0]
 	}
 	return chapters.Latest().Number
 }()
@@ -221,8 +219,8 @@ func (c config) checkChapters() error {
 		return fmt.Errorf("--new-chapter: %w", err)
 	}
 	for _, n := range c.chapters() {
-		if n > atScaleChapter {
-			return fmt.Errorf("chapter %d serves its metrics only over HTTPS to authorized callers, which the benchmark does not scrape; its reconciler is chapter %d's, which the benchmark measures", n, atScaleChapter)
+		if n > measuredChapter {
+			return fmt.Errorf("chapter %d serves its metrics only over HTTPS to authorized callers, which the benchmark does not scrape; its reconciler is chapter %d's, which the benchmark measures", n, measuredChapter)
 		}
 	}
 	if slices.Contains(c.oldChapters, c.newChapter) {

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	myappv1 "example.com/redis-operator/api/v1"
+	"example.com/redis-operator/chapters"
 	"example.com/redis-operator/internal/proc"
 	"example.com/redis-operator/internal/promtext"
 )
@@ -74,7 +75,7 @@ func (b *bench) targets() []*target {
 	}
 	var targets []*target
 	for _, n := range b.cfg.chapters() {
-		ns := fmt.Sprintf("bench-ch%02d", n)
+		ns := "bench-" + chapters.Tag(n)
 		targets = append(targets, &target{name: chapterName(n), chapter: n, ns: ns, sameName: true, object: redis(ns)})
 	}
 	return append(targets,
@@ -135,7 +136,7 @@ func (b *bench) startOperator(ctx context.Context, chapter int, namespace string
 	}
 	p, err := proc.StartOperator(ctx, proc.OperatorOptions{
 		Binary: b.cfg.operatorBin, Chapter: chapter, Kubeconfig: b.kubeconfig, Args: args,
-		LogPath: filepath.Join(b.cfg.out, fmt.Sprintf("operator-chapter%02d.log", chapter)),
+		LogPath: filepath.Join(b.cfg.out, "operator-"+chapters.SuiteName(chapter)+".log"),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("chapter %d: %w", chapter, err)

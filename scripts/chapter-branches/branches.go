@@ -69,14 +69,14 @@ func buildCommits(ctx context.Context, r *repo, s *source) ([]built, error) {
 	var commits []built
 	byNumber := map[int]string{}
 	for _, c := range s.chapters {
-		parent := byNumber[base(c.number)]
+		parent := byNumber[base(c.Number)]
 		files, err := branchFiles(s, sh, c)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", c.branch(), err)
+			return nil, fmt.Errorf("%s: %w", c.Branch(), err)
 		}
 		tree, err := writeTree(ctx, idx, files)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", c.branch(), err)
+			return nil, fmt.Errorf("%s: %w", c.Branch(), err)
 		}
 		msg, err := commitMessage(s, c)
 		if err != nil {
@@ -86,7 +86,7 @@ func buildCommits(ctx context.Context, r *repo, s *source) ([]built, error) {
 		if parent != "" {
 			args = append(args, "-p", parent)
 		}
-		date := fmt.Sprintf("%d +0000", epoch.Add(time.Duration(c.number)*time.Hour).Unix())
+		date := fmt.Sprintf("%d +0000", epoch.Add(time.Duration(c.Number)*time.Hour).Unix())
 		out, err := r.run(ctx, strings.NewReader(msg), []string{
 			"GIT_AUTHOR_NAME=" + authorName, "GIT_AUTHOR_EMAIL=" + authorEmail, "GIT_AUTHOR_DATE=" + date,
 			"GIT_COMMITTER_NAME=" + authorName, "GIT_COMMITTER_EMAIL=" + authorEmail, "GIT_COMMITTER_DATE=" + date,
@@ -95,7 +95,7 @@ func buildCommits(ctx context.Context, r *repo, s *source) ([]built, error) {
 			return nil, err
 		}
 		commit := strings.TrimSpace(out)
-		byNumber[c.number] = commit
+		byNumber[c.Number] = commit
 		commits = append(commits, built{chapter: c, commit: commit})
 	}
 	return commits, nil
@@ -128,8 +128,8 @@ func writeTree(ctx context.Context, idx *repo, files map[string]output) (string,
 // package's doc comment (what the lesson does), and the trailer.
 func commitMessage(s *source, c chapter) (string, error) {
 	var doc string
-	for _, p := range s.under(c.dir()) {
-		if filepath.Dir(p) != c.dir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+	for _, p := range s.under(c.Dir()) {
+		if filepath.Dir(p) != c.Dir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
 			continue
 		}
 		data, err := s.read(p)
@@ -153,7 +153,7 @@ func commitMessage(s *source, c chapter) (string, error) {
 			break
 		}
 	}
-	msg := fmt.Sprintf("Chapter %d: %s\n\n", c.number, c.slug)
+	msg := fmt.Sprintf("Chapter %d: %s\n\n", c.Number, c.Slug)
 	if doc != "" {
 		msg += wrap(doc, 72) + "\n\n"
 	}
@@ -205,14 +205,14 @@ func updateBranches(ctx context.Context, r *repo, commits []built) ([]string, er
 	var lines, problems []string
 	var tx strings.Builder
 	for _, b := range commits {
-		ref := "refs/heads/" + b.chapter.branch()
+		ref := "refs/heads/" + b.chapter.Branch()
 		t, exists := tips[ref]
 		switch {
 		case !exists:
 			fmt.Fprintf(&tx, "create %s %s\n", ref, b.commit)
-			lines = append(lines, fmt.Sprintf("created   %s %s", b.chapter.branch(), short(b.commit)))
+			lines = append(lines, fmt.Sprintf("created   %s %s", b.chapter.Branch(), short(b.commit)))
 		case t.commit == b.commit:
-			lines = append(lines, fmt.Sprintf("unchanged %s %s", b.chapter.branch(), short(b.commit)))
+			lines = append(lines, fmt.Sprintf("unchanged %s %s", b.chapter.Branch(), short(b.commit)))
 		default:
 			ok, err := generated(ctx, r, t.commit)
 			if err != nil {
@@ -220,20 +220,20 @@ func updateBranches(ctx context.Context, r *repo, commits []built) ([]string, er
 			}
 			if !ok {
 				problems = append(problems, fmt.Sprintf("%s has a commit that make chapter-branches did not make (%s); rename it (git branch -m %s <name>) or delete it",
-					b.chapter.branch(), short(t.commit), b.chapter.branch()))
+					b.chapter.Branch(), short(t.commit), b.chapter.Branch()))
 				continue
 			}
 			if t.worktree != "" {
-				problems = append(problems, fmt.Sprintf("%s is checked out in %s; switch that work tree to another branch", b.chapter.branch(), t.worktree))
+				problems = append(problems, fmt.Sprintf("%s is checked out in %s; switch that work tree to another branch", b.chapter.Branch(), t.worktree))
 				continue
 			}
 			fmt.Fprintf(&tx, "update %s %s %s\n", ref, b.commit, t.commit)
-			lines = append(lines, fmt.Sprintf("updated   %s %s (was %s)", b.chapter.branch(), short(b.commit), short(t.commit)))
+			lines = append(lines, fmt.Sprintf("updated   %s %s (was %s)", b.chapter.Branch(), short(b.commit), short(t.commit)))
 		}
 	}
 	current := map[string]bool{}
 	for _, b := range commits {
-		current["refs/heads/"+b.chapter.branch()] = true
+		current["refs/heads/"+b.chapter.Branch()] = true
 	}
 	for _, ref := range slices.Sorted(maps.Keys(tips)) {
 		if current[ref] {

@@ -24,18 +24,18 @@ import (
 func pathRules(c chapter) []pathRule {
 	const drop = ""
 	return []pathRule{
-		{from: c.dir() + "/README.md", to: "README.md"},
-		{from: c.dir() + "/README.zh-CN.md", to: "README.zh-CN.md"},
-		{from: c.dir() + "/role.yaml", to: "config/rbac/role.yaml"},
-		{from: c.dir() + "/manifests.yaml", to: "config/webhook/manifests.yaml"},
+		{from: c.Dir() + "/README.md", to: "README.md"},
+		{from: c.Dir() + "/README.zh-CN.md", to: "README.zh-CN.md"},
+		{from: c.Dir() + "/role.yaml", to: "config/rbac/role.yaml"},
+		{from: c.Dir() + "/manifests.yaml", to: "config/webhook/manifests.yaml"},
 		// A chapter's crd/ is config/crd with its patches (chapter 11 on).
-		{from: c.dir() + "/crd", to: "config/crd"},
+		{from: c.Dir() + "/crd", to: "config/crd"},
 		// Its mutants run against the course's operator (make mutants), and
 		// its exercise in the course's workspace (make exercise).
-		{from: c.dir() + "/mutants", to: drop},
-		{from: c.dir() + "/exercise", to: drop},
-		{from: c.dir(), to: "internal/controller"},
-		{from: fmt.Sprintf("tests/chapter%02d", c.number), to: "test/e2e"},
+		{from: c.Dir() + "/mutants", to: drop},
+		{from: c.Dir() + "/exercise", to: drop},
+		{from: c.Dir(), to: "internal/controller"},
+		{from: chapters.SuiteDir(c.Number), to: "test/e2e"},
 		// The framework's parts about what a chapter of the table needs
 		// come with the first chapter that needs it: the deployed
 		// operator (its webhook, its Lease) and the test build with faults.
@@ -46,6 +46,9 @@ func pathRules(c chapter) []pathRule {
 		{from: "tests/framework/faults.go", to: "test/e2e/framework/faults.go", since: faultsChapter},
 		{from: "tests/framework/scenario.go", to: "test/e2e/framework/scenario.go", since: faultsChapter},
 		{from: "tests/framework/scenario_test.go", to: "test/e2e/framework/scenario_test.go", since: faultsChapter},
+		// The check of the framework's behaviour specs against the whole
+		// table, which a branch does not have.
+		{from: "tests/framework/behaviour_test.go", to: drop},
 		{from: "tests/framework", to: "test/e2e/framework"},
 		// What the unit tests stand on.
 		{from: "tests/fakeapi", to: "test/fakeapi"},
@@ -72,6 +75,8 @@ func pathRules(c chapter) []pathRule {
 		{from: "config/manager", to: "config/manager", since: inClusterChapter},
 		{from: "scripts/image", to: "scripts/image", since: inClusterChapter},
 		{from: "scripts/deploy.mk", to: "scripts/deploy.mk", since: inClusterChapter},
+		{from: "scripts/deploy/webhook_test.go", to: "scripts/deploy/webhook_test.go", since: admissionChapter},
+		{from: "scripts/deploy", to: "scripts/deploy", since: inClusterChapter},
 		// The webhook and its certificates come with chapter 11.
 		{from: "config/webhook", to: "config/webhook", since: admissionChapter},
 		{from: "scripts/certs", to: "scripts/certs", since: admissionChapter},
@@ -141,11 +146,11 @@ func base(n int) int {
 
 // layout is the chapter whose layout c's branch has: its own, or its
 // base's when it rewrites one.
-func (c chapter) layout() int {
-	if b, ok := rewritten(c.number); ok {
+func layoutOf(c chapter) int {
+	if b, ok := rewritten(c.Number); ok {
 		return b
 	}
-	return c.number
+	return c.Number
 }
 
 // branchPath returns where the file or directory p of the course
@@ -157,10 +162,10 @@ func branchPath(p string, c chapter) (string, bool) {
 		if !ok || (rest != "" && rest[0] != '/') {
 			continue
 		}
-		if c.layout() < r.since && r.to == "" {
+		if layoutOf(c) < r.since && r.to == "" {
 			continue
 		}
-		if r.to == "" || c.layout() < r.since {
+		if r.to == "" || layoutOf(c) < r.since {
 			return "", false
 		}
 		if r.to == "test/e2e" {
@@ -184,8 +189,8 @@ func arrivals(n int, files []string) []string {
 		if strings.HasPrefix(f, "chapters/") || strings.HasPrefix(f, "tests/") {
 			continue
 		}
-		_, now := branchPath(f, chapter{number: n})
-		_, before := branchPath(f, chapter{number: base(n)})
+		_, now := branchPath(f, chapter{Number: n})
+		_, before := branchPath(f, chapter{Number: base(n)})
 		if now && !before {
 			out = append(out, f)
 		}
@@ -200,7 +205,7 @@ func arrivals(n int, files []string) []string {
 // chapters as one file changed.
 func suiteFileName(rest string, c chapter) string {
 	switch rest {
-	case fmt.Sprintf("/chapter%02d_test.go", c.number):
+	case "/" + chapters.SuiteName(c.Number) + "_test.go":
 		return "/e2e_test.go"
 	case "/suite_test.go":
 		return "/e2e_suite_test.go"
@@ -242,7 +247,7 @@ func branchFiles(s *source, sh *shared, c chapter) (map[string]output, error) {
 			continue
 		}
 		if other, dup := from[bp]; dup {
-			return nil, fmt.Errorf("%s and %s would both be %s in %s", other, p, bp, c.branch())
+			return nil, fmt.Errorf("%s and %s would both be %s in %s", other, p, bp, c.Branch())
 		}
 		from[bp] = p
 		f := s.files[p]
@@ -267,7 +272,7 @@ func branchFiles(s *source, sh *shared, c chapter) (map[string]output, error) {
 		}
 	}
 	if err := tidyModule(s, out); err != nil {
-		return nil, fmt.Errorf("%s: %w", c.branch(), err)
+		return nil, fmt.Errorf("%s: %w", c.Branch(), err)
 	}
 	out["Makefile"] = output{mode: "100644", data: chapterMakefile(sh.makefile, c)}
 	include, err := chapterInclude(c)
@@ -275,6 +280,11 @@ func branchFiles(s *source, sh *shared, c chapter) (map[string]output, error) {
 		return nil, err
 	}
 	out["scripts/chapters.mk"] = output{mode: "100644", data: include}
+	suite, err := chapterSuite(c)
+	if err != nil {
+		return nil, err
+	}
+	out[suiteFile] = output{mode: "100644", data: suite}
 	for _, p := range readmes { // so that each README may link to the other
 		bp, _ := branchPath(p, c)
 		out[bp] = output{}
@@ -289,7 +299,7 @@ func branchFiles(s *source, sh *shared, c chapter) (map[string]output, error) {
 	}
 	for _, want := range []string{"README.md", "cmd/main.go", "config/rbac/role.yaml", "internal/controller", "test/e2e"} {
 		if !hasPath(out, want) {
-			return nil, fmt.Errorf("%s would have no %s", c.branch(), want)
+			return nil, fmt.Errorf("%s would have no %s", c.Branch(), want)
 		}
 	}
 	return out, nil
@@ -348,7 +358,7 @@ func importPath(imp, module string, c chapter) (string, error) {
 	}
 	bp, ok := branchPath(rel, c)
 	if !ok {
-		return "", fmt.Errorf("imports %s, which %s does not have", imp, c.branch())
+		return "", fmt.Errorf("imports %s, which %s does not have", imp, c.Branch())
 	}
 	return module + "/" + bp, nil
 }

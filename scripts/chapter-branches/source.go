@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"example.com/redis-operator/chapters"
 )
 
 // file is a file of a tree: its mode (100644, 100755, 120000) and blob.
@@ -15,20 +17,10 @@ type file struct {
 	id   string
 }
 
-// chapter is one directory chapters/NN-slug of the course.
-type chapter struct {
-	number int
-	slug   string
-}
-
-// name is NN-slug, the directory's and the branch's last element.
-func (c chapter) name() string { return fmt.Sprintf("%02d-%s", c.number, c.slug) }
-
-// dir is the chapter's directory in the course repository.
-func (c chapter) dir() string { return "chapters/" + c.name() }
-
-// branch is the chapter's branch, without refs/heads/.
-func (c chapter) branch() string { return "chapter/" + c.name() }
+// chapter is one directory chapters/NN-slug of the commit the branches
+// are made of, as a row of the table of chapters: only its number and its
+// slug are read from the tree (the rest is the table's, this tool's).
+type chapter = chapters.Chapter
 
 // source is the course repository at one commit, read from the object
 // database (never from the working tree).
@@ -109,22 +101,22 @@ func findChapters(files map[string]file) ([]chapter, error) {
 			return nil, fmt.Errorf("chapters/%s: a chapter directory is named NN-slug, e.g. 01-create-pods", dir)
 		}
 		n, _ := strconv.Atoi(m[1])
-		if c, dup := seen[n]; dup && c.slug != m[2] {
-			return nil, fmt.Errorf("two chapters numbered %02d: %s and %s", n, c.name(), dir)
+		if c, dup := seen[n]; dup && c.Slug != m[2] {
+			return nil, fmt.Errorf("two chapters numbered %02d: %s and %s", n, c.Name(), dir)
 		}
-		seen[n] = chapter{number: n, slug: m[2]}
+		seen[n] = chapter{Number: n, Slug: m[2]}
 	}
 	if len(seen) == 0 {
 		return nil, fmt.Errorf("no chapters/NN-slug directory")
 	}
-	chapters := make([]chapter, len(seen))
+	found := make([]chapter, len(seen))
 	for n, c := range seen {
 		if n < 1 || n > len(seen) {
-			return nil, fmt.Errorf("chapters are numbered 01 to %02d without a gap; found %s", len(seen), c.name())
+			return nil, fmt.Errorf("chapters are numbered 01 to %02d without a gap; found %s", len(seen), c.Name())
 		}
-		chapters[n-1] = c
+		found[n-1] = c
 	}
-	return chapters, nil
+	return found, nil
 }
 
 // close stops the blob reader.

@@ -13,7 +13,7 @@ import (
 
 const module = "example.com/redis-operator"
 
-var ch3 = chapter{number: 3, slug: "owner-references"}
+var ch3 = chapter{Number: 3, Slug: "owner-references"}
 
 func TestRenamePackage(t *testing.T) {
 	src := "// Package chapter03 is the end-to-end suite of chapter 3.\npackage chapter03\n\nvar x = 1\n"
@@ -183,7 +183,7 @@ func TestChapterMakefile(t *testing.T) {
 }
 
 func TestBranchReadme(t *testing.T) {
-	s := &source{chapters: []chapter{{1, "create-pods"}, {2, "finalizer-tracking"}, ch3, {4, "watch-pod-deletes"}}}
+	s := &source{chapters: []chapter{{Number: 1, Slug: "create-pods"}, {Number: 2, Slug: "finalizer-tracking"}, ch3, {Number: 4, Slug: "watch-pod-deletes"}}}
 	files := map[string]output{
 		"README.md": {}, "README.zh-CN.md": {}, "cmd/main.go": {}, "api/v1/redis_types.go": {},
 		"internal/controller/redis_controller.go": {}, "config/rbac/role.yaml": {}, "test/e2e/e2e_test.go": {},
@@ -332,7 +332,7 @@ func TestBranchMakefileBuildsWhatItRuns(t *testing.T) {
 		vars  []string
 		needs []string
 	}
-	for _, c := range []chapter{{1, "create-pods"}, {10, "in-cluster"}, {11, "admission"}, {12, "crash-every-write"}, {14, "apiserver-away"}, {15, "under-the-hood"}} {
+	for _, c := range []chapter{{Number: 1, Slug: "create-pods"}, {Number: 10, Slug: "in-cluster"}, {Number: 11, Slug: "admission"}, {Number: 12, Slug: "crash-every-write"}, {Number: 14, Slug: "apiserver-away"}, {Number: 15, Slug: "under-the-hood"}} {
 		dir := t.TempDir()
 		writeFile(t, dir, "Makefile", string(chapterMakefile(rendered, c)), 0o644)
 		include, err := chapterInclude(c)
@@ -342,16 +342,16 @@ func TestBranchMakefileBuildsWhatItRuns(t *testing.T) {
 		writeFile(t, dir, "scripts/chapters.mk", string(include), 0o644)
 		writeFile(t, dir, "scripts/common.mk", string(readCourse(t, "scripts/common.mk")), 0o644)
 		commands := []command{
-			{goals: fmt.Sprintf("run %d", c.number), needs: []string{"build"}},
+			{goals: fmt.Sprintf("run %d", c.Number), needs: []string{"build"}},
 			{goals: "test-e2e", needs: []string{"build", "$(GINKGO)", "cluster-tool"}},
 		}
 		if _, ok := branchPath("scripts/deploy.mk", c); ok {
 			writeFile(t, dir, "scripts/deploy.mk", string(readCourse(t, "scripts/deploy.mk")), 0o644)
-			commands = append(commands, command{goals: fmt.Sprintf("deploy %d", c.number), needs: []string{"docker-build", "cluster-tool"}})
+			commands = append(commands, command{goals: fmt.Sprintf("deploy %d", c.Number), needs: []string{"docker-build", "cluster-tool"}})
 		}
 		if _, ok := branchPath("operator/faults.go", c); ok {
 			commands = append(commands,
-				command{goals: fmt.Sprintf("run %d", c.number), vars: []string{"FAULTS=true"}, needs: []string{"build", "build-faults"}},
+				command{goals: fmt.Sprintf("run %d", c.Number), vars: []string{"FAULTS=true"}, needs: []string{"build", "build-faults"}},
 				command{goals: "test-faults", needs: []string{"build", "build-faults", "$(GINKGO)"}})
 		}
 		for _, cmd := range commands {
@@ -360,11 +360,11 @@ func TestBranchMakefileBuildsWhatItRuns(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, w := range db.Undefined {
-				t.Errorf("%s: make %s %v: %s", c.branch(), cmd.goals, cmd.vars, w)
+				t.Errorf("%s: make %s %v: %s", c.Branch(), cmd.goals, cmd.vars, w)
 			}
 			target := strings.Fields(cmd.goals)[0]
 			for _, need := range db.Missing(target, cmd.needs...) {
-				t.Errorf("%s: make %s %v: %s is not among its prerequisites (%s: %v)", c.branch(), cmd.goals, cmd.vars, need, target, db.Rules[target].Prereqs)
+				t.Errorf("%s: make %s %v: %s is not among its prerequisites (%s: %v)", c.Branch(), cmd.goals, cmd.vars, need, target, db.Rules[target].Prereqs)
 			}
 		}
 	}

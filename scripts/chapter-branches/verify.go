@@ -80,7 +80,7 @@ func verifyIn(ctx context.Context, r *repo, s *source, commits []built, scratch,
 	paths := slices.Collect(maps.Keys(s.files))
 	toExtract := []string{"chapters", "scripts/diff-chapter.sh"}
 	for _, c := range s.chapters {
-		toExtract = append(toExtract, arrivals(c.number, paths)...)
+		toExtract = append(toExtract, arrivals(c.Number, paths)...)
 	}
 	if err := extract(ctx, r, s.commit, course, toExtract...); err != nil {
 		return err
@@ -88,7 +88,7 @@ func verifyIn(ctx context.Context, r *repo, s *source, commits []built, scratch,
 	// One path for every branch, so that go's build cache serves what a
 	// branch shares with the one before.
 	for i, b := range commits {
-		fmt.Fprintf(w, "%s %s\n", b.chapter.branch(), short(b.commit))
+		fmt.Fprintf(w, "%s %s\n", b.chapter.Branch(), short(b.commit))
 		if err := os.RemoveAll(work); err != nil {
 			return err
 		}
@@ -101,12 +101,12 @@ func verifyIn(ctx context.Context, r *repo, s *source, commits []built, scratch,
 		// too, or the branch's scripts, which the course's CI links and
 		// runs, would cost CPU and prove nothing more.)
 		if err := runStep(ctx, w, work, "make", "--no-print-directory", "test", "BIN="+binDir); err != nil {
-			return fmt.Errorf("%s: %w", b.chapter.branch(), err)
+			return fmt.Errorf("%s: %w", b.chapter.Branch(), err)
 		}
 		if i > 0 {
-			prev := commits[base(b.chapter.number)-commits[0].chapter.number]
-			if err := compareDiffs(ctx, r, course, s.module, arrivals(b.chapter.number, paths), prev, b, w); err != nil {
-				return fmt.Errorf("%s: %w", b.chapter.branch(), err)
+			prev := commits[base(b.chapter.Number)-commits[0].chapter.Number]
+			if err := compareDiffs(ctx, r, course, s.module, arrivals(b.chapter.Number, paths), prev, b, w); err != nil {
+				return fmt.Errorf("%s: %w", b.chapter.Branch(), err)
 			}
 		}
 	}
@@ -182,8 +182,8 @@ func extract(ctx context.Context, r *repo, commit, dir string, paths ...string) 
 // blank lines); then diff(1) of the two branches' files must give the
 // course's hunks.
 func compareDiffs(ctx context.Context, r *repo, course, module string, added []string, prev, cur built, w io.Writer) error {
-	n := cur.chapter.number
-	cmd := exec.CommandContext(ctx, "bash", append([]string{"scripts/diff-chapter.sh", prev.chapter.dir(), cur.chapter.dir()}, added...)...)
+	n := cur.chapter.Number
+	cmd := exec.CommandContext(ctx, "bash", append([]string{"scripts/diff-chapter.sh", prev.chapter.Dir(), cur.chapter.Dir()}, added...)...)
 	cmd.Dir = course
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -221,7 +221,7 @@ func compareDiffs(ctx context.Context, r *repo, course, module string, added []s
 	if err != nil {
 		return fmt.Errorf("git diff: %w", err)
 	}
-	label := fmt.Sprintf("git diff %s %s -- %s", prev.chapter.branch(), cur.chapter.branch(), strings.Join(pathspec, " "))
+	label := fmt.Sprintf("git diff %s %s -- %s", prev.chapter.Branch(), cur.chapter.Branch(), strings.Join(pathspec, " "))
 	if files(got) != files(want) {
 		return fmt.Errorf("%s changes %s; make diff-chapter %d changes %s", label, files(got), n, files(want))
 	}

@@ -168,7 +168,7 @@ func (ex *exercises) chapterNumber(arg string, required bool) (int, error) {
 			return 0, err
 		}
 		if p.Current == 0 {
-			return 0, errors.New("no exercise started yet: make exercise 5 starts chapter 5's")
+			return 0, errors.New("no exercise started yet: make exercise N starts chapter N's")
 		}
 		return p.Current, nil
 	}

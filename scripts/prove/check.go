@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/onsi/ginkgo/v2/types"
@@ -125,7 +124,7 @@ func newOperatorLog(chapter int) operatorLog {
 	if out == "" {
 		out = "_output"
 	}
-	l := operatorLog{path: filepath.Join(out, "logs", fmt.Sprintf("chapter%02d-operator.log", chapter))}
+	l := operatorLog{path: chapters.OperatorLog(out, chapter)}
 	if fi, err := os.Stat(l.path); err == nil {
 		l.offset = fi.Size()
 	}

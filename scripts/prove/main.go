@@ -41,55 +41,129 @@ func main() {
 	}
 }
 
+// options are prove's flags but the chapter's.
+type options struct {
+	ginkgo, outDir, mutantsDir string
+	timeout, suiteTO           string
+	procs                      int
+	variant                    variantFlags
+	mutants, show, withMutants bool
+	only                       string
+	specFile, specTarget       string
+	lessonsOnly, tooLow        bool
+	fakeClient, check          bool
+}
+
 func run() error {
 	var (
-		chapter          int
-		ginkgo, outDir   string
-		mutantsDir       string
-		timeout, suiteTO string
-		procs            int
-		variant          variantFlags
+		o   options
+		row chapters.Chapter
+		rng string
 	)
-	var row chapters.Chapter
 	flag.Var(&row, "chapter", "the chapter whose lesson to prove")
-	flag.StringVar(&ginkgo, "ginkgo", "", "the Ginkgo CLI")
-	flag.StringVar(&outDir, "output-dir", "_output/prove", "where the runs' logs and JSON reports go")
-	flag.StringVar(&mutantsDir, "mutants-dir", "_output/mutants", "where the mutants' copies of their chapter go")
-	flag.StringVar(&timeout, "eventually-timeout", "", "Eventually's timeout in both runs (default: 20s on the local cluster, 90s elsewhere)")
-	flag.StringVar(&suiteTO, "suite-timeout", "20m", "Ginkgo's timeout for one run")
-	flag.IntVar(&procs, "procs", 1, "how many processes run the specs that are not Serial (Ginkgo's --procs)")
-	flag.StringVar(&variant.dir, "variant", "", "prove the lesson against this variant of chapter N (make build-variant builds it) in place of chapter N-1")
-	flag.StringVar(&variant.bin, "variant-bin", "", "with --variant: the operator built with it")
-	flag.StringVar(&variant.role, "variant-role", "", "with --variant: the role generated from its markers")
-	flag.StringVar(&variant.out, "variant-out", "", "with --variant: where its overlay was written, for the suites that build an image (make docker-build's VARIANT_OUT; default the Makefile's)")
-	mutants := flag.Bool("mutants", false, "run chapter N's mutants (chapters/NN-slug/mutants/*.patch) instead, each against its spec; make build-variant builds each, ahead of its run, under --mutants-dir")
-	only := flag.String("mutant", "", "with --mutants: only this one")
-	show := flag.Bool("show", false, "with --mutants: print each mutant's change first")
-	withMutants := flag.Bool("with-mutants", false, "after proving the lesson, run the chapter's mutants, each against its spec (the whole suite's run against the chapter shows that those specs pass)")
-	specFile := flag.String("spec-exercise", "", "judge this file, a learner's spec of chapter N (make check-spec): its specs labelled exercise must fail against chapter N-1 after their lesson step, pass against chapter N, and kill the chapter's mutants of --spec-target")
-	specTarget := flag.String("spec-target", "", "with --spec-exercise: the full text of the chapter's spec that the learner's stands for (its mutants are the ones to kill)")
-	lessonsOnly := flag.Bool("lessons-only", false, "prove the lesson with the lesson specs alone: red against chapter N-1, green against chapter N, without the rest of the suite (make test-envtest, on an API server alone, where the rest needs a cluster)")
-	tooLow := flag.Bool("too-low", false, "run chapter N's spec that needs more than an API server (TooLow in the table of chapters) against chapter N itself, on the cluster that is up: it must fail at its check, for what the cluster lacks (make test-envtest)")
-	fakeClient := flag.Bool("fake-client-misses", false, "run chapter N's unit tests against its mutant that a fake client cannot see (FakeClientMisses in the table of chapters), where they must pass, then its spec on the cluster that is up, which must kill it (make test-envtest)")
-	check := flag.Bool("check", false, "with --variant: judge the variant as chapter N itself (make check, of an exercise): its lesson specs must pass, then the rest of its suite; one line per spec")
+	flag.StringVar(&rng, "range", "", "prove chapters FROM-TO in turn (make prove-range), each as --chapter does, stopping at the first that fails")
+	envtestRung := flag.Bool("envtest-rung", false, "on an API server alone (make test-envtest): prove with --lessons-only the chapters whose lessons need no more (APIServerRung in the table of chapters), then --too-low and --fake-client-misses those that have such a spec; each is run, whatever the others did")
+	flag.StringVar(&o.ginkgo, "ginkgo", "", "the Ginkgo CLI")
+	flag.StringVar(&o.outDir, "output-dir", "_output/prove", "where the runs' logs and JSON reports go")
+	flag.StringVar(&o.mutantsDir, "mutants-dir", "_output/mutants", "where the mutants' copies of their chapter go")
+	flag.StringVar(&o.timeout, "eventually-timeout", "", "Eventually's timeout in both runs (default: 20s on the local cluster, 90s elsewhere)")
+	flag.StringVar(&o.suiteTO, "suite-timeout", "20m", "Ginkgo's timeout for one run")
+	flag.IntVar(&o.procs, "procs", 1, "how many processes run the specs that are not Serial (Ginkgo's --procs)")
+	flag.StringVar(&o.variant.dir, "variant", "", "prove the lesson against this variant of chapter N (make build-variant builds it) in place of chapter N-1")
+	flag.StringVar(&o.variant.bin, "variant-bin", "", "with --variant: the operator built with it")
+	flag.StringVar(&o.variant.role, "variant-role", "", "with --variant: the role generated from its markers")
+	flag.StringVar(&o.variant.out, "variant-out", "", "with --variant: where its overlay was written, for the suites that build an image (make docker-build's VARIANT_OUT; default the Makefile's)")
+	flag.BoolVar(&o.mutants, "mutants", false, "run chapter N's mutants (chapters/NN-slug/mutants/*.patch) instead, each against its spec; make build-variant builds each, ahead of its run, under --mutants-dir")
+	flag.StringVar(&o.only, "mutant", "", "with --mutants: only this one")
+	flag.BoolVar(&o.show, "show", false, "with --mutants: print each mutant's change first")
+	flag.BoolVar(&o.withMutants, "with-mutants", false, "after proving the lesson, run the chapter's mutants, each against its spec (the whole suite's run against the chapter shows that those specs pass)")
+	flag.StringVar(&o.specFile, "spec-exercise", "", "judge this file, a learner's spec of chapter N (make check-spec): its specs labelled exercise must fail against chapter N-1 after their lesson step, pass against chapter N, and kill the chapter's mutants of --spec-target")
+	flag.StringVar(&o.specTarget, "spec-target", "", "with --spec-exercise: the full text of the chapter's spec that the learner's stands for (its mutants are the ones to kill)")
+	flag.BoolVar(&o.lessonsOnly, "lessons-only", false, "prove the lesson with the lesson specs alone: red against chapter N-1, green against chapter N, without the rest of the suite (make test-envtest, on an API server alone, where the rest needs a cluster)")
+	flag.BoolVar(&o.tooLow, "too-low", false, "run chapter N's spec that needs more than an API server (TooLow in the table of chapters) against chapter N itself, on the cluster that is up: it must fail at its check, for what the cluster lacks (make test-envtest)")
+	flag.BoolVar(&o.fakeClient, "fake-client-misses", false, "run chapter N's unit tests against its mutant that a fake client cannot see (FakeClientMisses in the table of chapters), where they must pass, then its spec on the cluster that is up, which must kill it (make test-envtest)")
+	flag.BoolVar(&o.check, "check", false, "with --variant: judge the variant as chapter N itself (make check, of an exercise): its lesson specs must pass, then the rest of its suite; one line per spec")
 	flag.Parse()
-	chapter = row.Number
-	if chapter < 1 || ginkgo == "" || procs < 1 || flag.NArg() > 0 ||
-		variant.dir != "" && (variant.bin == "" || variant.role == "") || *check && variant.dir == "" ||
-		(*specFile == "") != (*specTarget == "") {
-		return errors.New("usage: prove --chapter N --ginkgo PATH [--eventually-timeout D] [--procs N] [--variant DIR --variant-bin PATH --variant-role PATH [--check]] [--with-mutants | --lessons-only]\n       prove --chapter N --ginkgo PATH --mutants [--mutant NAME] [--show]\n       prove --chapter N --ginkgo PATH --too-low | --fake-client-misses")
+	picked := 0
+	for _, set := range []bool{row.Number != 0, rng != "", *envtestRung} {
+		if set {
+			picked++
+		}
 	}
-	if timeout == "" {
-		timeout = "90s"
+	usage := errors.New("usage: prove --chapter N --ginkgo PATH [--eventually-timeout D] [--procs N] [--variant DIR --variant-bin PATH --variant-role PATH [--check]] [--with-mutants | --lessons-only]\n       prove --chapter N --ginkgo PATH --mutants [--mutant NAME] [--show]\n       prove --chapter N --ginkgo PATH --too-low | --fake-client-misses\n       prove --range FROM-TO --ginkgo PATH [--with-mutants]\n       prove --envtest-rung --ginkgo PATH")
+	if picked != 1 || o.ginkgo == "" || o.procs < 1 || flag.NArg() > 0 ||
+		o.variant.dir != "" && (o.variant.bin == "" || o.variant.role == "") || o.check && o.variant.dir == "" ||
+		(o.specFile == "") != (o.specTarget == "") {
+		return usage
+	}
+	if o.timeout == "" {
+		o.timeout = "90s"
 		if c := os.Getenv("CLUSTER"); c == "local" || c == "envtest" {
 			// Pods on the hollow node end in about a second, and on an API
 			// server alone at once; a lesson spec that fails against the
 			// previous chapter waits this long.
-			timeout = "20s"
+			o.timeout = "20s"
 		}
 	}
-	suite := fmt.Sprintf("tests/chapter%02d", chapter)
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
+	mutantNamed := false
+	flag.Visit(func(f *flag.Flag) { mutantNamed = mutantNamed || f.Name == "mutant" })
+	if mutantNamed && o.only == "" {
+		ms, err := readMutants(row.Dir(), row.Number, "")
+		if err != nil {
+			return err
+		}
+		var names []string
+		for _, m := range ms {
+			names = append(names, m.Name)
+		}
+		return fmt.Errorf("name the mutant: make mutant %d NAME, one of: %s", row.Number, strings.Join(names, ", "))
+	}
+	switch {
+	case rng != "":
+		from, to, err := chapters.ParseRange(rng)
+		if err != nil {
+			return fmt.Errorf("--range: %w", err)
+		}
+		for _, c := range chapters.All[from.Number-1 : to.Number] {
+			if err := prove(o, c); err != nil {
+				return err
+			}
+		}
+		return nil
+	case *envtestRung:
+		return proveEnvtestRung(o)
+	}
+	return prove(o, row)
+}
+
+// proveEnvtestRung proves what the table says an API server alone can
+// (make test-envtest), each proof whatever the others did.
+func proveEnvtestRung(o options) error {
+	var failed []string
+	each := func(what string, has func(chapters.Chapter) bool, set func(*options)) {
+		for _, n := range chapters.Where(has) {
+			oo := o
+			set(&oo)
+			if err := prove(oo, chapters.All[n-1]); err != nil {
+				fmt.Fprintln(os.Stderr, "error:", err)
+				failed = append(failed, fmt.Sprintf("chapter %d %s", n, what))
+			}
+		}
+	}
+	each("(its lesson specs)", func(c chapters.Chapter) bool { return c.APIServerRung }, func(o *options) { o.lessonsOnly = true })
+	each("(the spec that needs more)", func(c chapters.Chapter) bool { return c.TooLow != nil }, func(o *options) { o.tooLow = true })
+	each("(what the fake client misses)", func(c chapters.Chapter) bool { return c.FakeClientMisses != nil }, func(o *options) { o.fakeClient = true })
+	if len(failed) > 0 {
+		return fmt.Errorf("the API server rung failed: %s", strings.Join(failed, ", "))
+	}
+	return nil
+}
+
+// prove proves chapter row's lesson as the options say.
+func prove(o options, row chapters.Chapter) error {
+	chapter := row.Number
+	suite := chapters.SuiteDir(chapter)
+	if err := os.MkdirAll(o.outDir, 0o755); err != nil {
 		return err
 	}
 	// How the chapter is proven, as the table of chapters says. A chapter
@@ -101,63 +175,63 @@ func run() error {
 	// lesson spec must have one) in place of chapter N-1; a spec exercise
 	// of it is judged the same way. A variant that stands in for chapter
 	// N-1 is neither: the lesson is proven against it.
-	noLesson := row.Rewrites != 0 && (variant.dir == "" || *check)
-	byMutants := row.ProvedByMutants && variant.dir == ""
+	noLesson := row.Rewrites != 0 && (o.variant.dir == "" || o.check)
+	byMutants := row.ProvedByMutants && o.variant.dir == ""
 	// Every run below runs the same suite: compiled once, not once a run
 	// (a link of some 12 s of CPU each, dozens of times with the mutants).
 	var overlay string
-	if *specFile != "" {
+	if o.specFile != "" {
 		// What no run can make a proof, refused before any.
-		problems, err := vetSpec(*specFile, suite, filepath.Join(filepath.Dir(suite), "framework"))
+		problems, err := vetSpec(o.specFile, suite, filepath.Join(filepath.Dir(suite), "framework"))
 		if err != nil {
 			return err
 		}
 		if len(problems) > 0 {
-			return fmt.Errorf("your spec %s cannot prove chapter %d's lesson as it is written:\n  - %s", *specFile, chapter, strings.Join(problems, "\n  - "))
+			return fmt.Errorf("your spec %s cannot prove chapter %d's lesson as it is written:\n  - %s", o.specFile, chapter, strings.Join(problems, "\n  - "))
 		}
-		if overlay, err = specOverlay(suite, *specFile, outDir); err != nil {
+		if overlay, err = specOverlay(suite, o.specFile, o.outDir); err != nil {
 			return err
 		}
 	}
-	compiled, err := compileSuite(ginkgo, suite, overlay, *specFile)
+	compiled, err := compileSuite(o.ginkgo, suite, overlay, o.specFile)
 	if err != nil {
 		return err
 	}
 	defer os.Remove(compiled)
 	start := time.Now()
 	defer func() { fmt.Printf("=== chapter %d: %s of runs\n", chapter, time.Since(start).Round(time.Second)) }()
-	base := runInput{ginkgo: ginkgo, suite: compiled, outDir: outDir, chapter: chapter,
-		timeout: timeout, suiteTimeout: suiteTO, procs: procs}
-	mutantsIn := mutantsInput{run: base, chapterDir: row.Dir(), only: *only, show: *show, dir: mutantsDir}
-	if (*mutants || *withMutants || byMutants) && *specFile == "" {
+	base := runInput{ginkgo: o.ginkgo, suite: compiled, outDir: o.outDir, chapter: chapter,
+		timeout: o.timeout, suiteTimeout: o.suiteTO, procs: o.procs}
+	mutantsIn := mutantsInput{run: base, chapterDir: row.Dir(), only: o.only, show: o.show, dir: o.mutantsDir}
+	if (o.mutants || o.withMutants || byMutants) && o.specFile == "" {
 		// Built while the runs before theirs wait for the cluster (a spec
 		// exercise builds the mutants of its target only).
-		ms, err := readMutants(mutantsIn.chapterDir, chapter, *only)
+		ms, err := readMutants(mutantsIn.chapterDir, chapter, o.only)
 		if err != nil {
 			return err
 		}
 		mutantsIn.builds = buildAhead(mutantsIn, ms)
 	}
-	if *mutants {
+	if o.mutants {
 		return runMutants(mutantsIn, nil)
 	}
-	if *tooLow {
+	if o.tooLow {
 		return proveTooLow(base, row)
 	}
-	if *fakeClient {
+	if o.fakeClient {
 		return proveFakeClientMisses(mutantsIn, row)
 	}
-	if *check {
-		return checkVariant(base, variant, noLesson, *lessonsOnly)
+	if o.check {
+		return checkVariant(base, o.variant, noLesson, o.lessonsOnly)
 	}
-	if *specFile != "" {
-		return checkSpecExercise(mutantsIn, *specFile, *specTarget, byMutants)
+	if o.specFile != "" {
+		return checkSpecExercise(mutantsIn, o.specFile, o.specTarget, byMutants)
 	}
 
 	var green *runResult
 	if noLesson {
 		fmt.Printf("=== Proving chapter %d, which has no lesson spec (it rewrites an earlier chapter): its whole suite against its own operator (each spec must pass), then its mutants; Eventually waits %s\n",
-			chapter, timeout)
+			chapter, o.timeout)
 		in := base
 		in.operator = chapter
 		var err error
@@ -169,7 +243,7 @@ func run() error {
 		}
 	} else if byMutants {
 		fmt.Printf("=== Proving chapter %d: its whole suite against its own operator (each spec must pass), then each lesson spec against the chapter's mutants of it (each must fail); Eventually waits %s\n",
-			chapter, timeout)
+			chapter, o.timeout)
 		in := base
 		in.operator = chapter
 		var err error
@@ -182,21 +256,21 @@ func run() error {
 	} else {
 		redIn := base
 		redIn.operator, redIn.lessonsOnly, redIn.expectFailure = chapter-1, true, true
-		if variant.dir != "" {
-			redIn.operator, redIn.variant = chapter, variant
+		if o.variant.dir != "" {
+			redIn.operator, redIn.variant = chapter, o.variant
 		}
 		greenRun := "its whole suite"
-		if *lessonsOnly {
+		if o.lessonsOnly {
 			greenRun = "its lesson specs"
 		}
 		fmt.Printf("=== Proving chapter %d: its lesson specs against %s (each must fail), then %s against its own (each must pass); Eventually waits %s\n",
-			chapter, redIn.against(), greenRun, timeout)
+			chapter, redIn.against(), greenRun, o.timeout)
 		red, err := runSuite(redIn)
 		if err != nil {
 			return err
 		}
 		in := base
-		in.operator, in.lessonsOnly = chapter, *lessonsOnly
+		in.operator, in.lessonsOnly = chapter, o.lessonsOnly
 		if green, err = runSuite(in); err != nil {
 			return err
 		}
@@ -204,7 +278,7 @@ func run() error {
 			return err
 		}
 	}
-	if *withMutants {
+	if o.withMutants {
 		if byMutants {
 			// Those of the lesson specs ran above.
 			mutantsIn.skipSpecs = map[string]bool{}
@@ -291,12 +365,12 @@ func (in runInput) against() string {
 // name is the base name of a run's log and report.
 func (in runInput) name() string {
 	if in.label != "" {
-		return fmt.Sprintf("chapter%02d-%s", in.chapter, in.label)
+		return chapters.SuiteName(in.chapter) + "-" + in.label
 	}
 	if in.variant.dir != "" {
-		return fmt.Sprintf("chapter%02d-against-variant", in.chapter)
+		return chapters.SuiteName(in.chapter) + "-against-variant"
 	}
-	return fmt.Sprintf("chapter%02d-against-%02d", in.chapter, in.operator)
+	return chapters.SuiteName(in.chapter) + "-against-" + chapters.SuiteName(in.operator)
 }
 
 type runResult struct {
@@ -454,7 +528,7 @@ func verdict(chapter int, red, green *runResult) error {
 		problems = append(problems, fmt.Sprintf("the run against %s failed in BeforeSuite, so its failures prove nothing: %s", red.against(), why(red.setupErr)))
 	}
 	if len(green.lessons) == 0 {
-		problems = append(problems, fmt.Sprintf("tests/chapter%02d has no spec labelled lesson", chapter))
+		problems = append(problems, chapters.SuiteDir(chapter)+" has no spec labelled lesson")
 	}
 	if green.exitErr != nil {
 		problems = append(problems, fmt.Sprintf("chapter %d's suite does not pass against chapter %d (see %s)", chapter, chapter, green.log))

@@ -28,6 +28,10 @@ var noMutant = map[string]string{
 		"its bound is the lesson's 5 s, which the spec also finds in the deployed configuration; that configuration is the chapter's manifests.yaml, which a mutant of the chapter's Go files does not change",
 	"The operator's credentials are a projected, expiring ServiceAccount token that the kubelet mounts, not a Secret": "" +
 		"it checks the Deployment of config/manager and the operator's namespace, which no mutant of a chapter's package can change",
+	"Three replicas of the operator with leader election elect one leader, which reconciles; the two others wait for the Lease, and reconcile nothing": "" +
+		"a spec of the framework's own suite (tests/replicas, make test-replicas), which no chapter's mutants run; broken once on purpose: with the replicas started without --leader-elect, it fails",
+	"Three replicas of the operator with leader election sees exactly the replica that dies: one killed on purpose is no death, one that exits unasked is, and only it": "" +
+		"a spec of the framework's own suite (tests/replicas), about the framework's death check, which no chapter's mutant changes; broken once on purpose: with the unasked exit left out of Replicas.Deaths, it fails",
 	"bin/operator says so when no API server answers": "" +
 		"the message is operator/main.go's, which no chapter's package holds",
 }

@@ -188,7 +188,7 @@ func buildAhead(in mutantsInput, ms []*mutant) mutantBuilds {
 // buildMutant applies a mutant to a copy of its chapter and builds the
 // operator with it (make build-variant), with the role from its markers.
 func buildMutant(in mutantsInput, m *mutant) builtMutant {
-	base := filepath.Join(in.dir, fmt.Sprintf("chapter%02d", m.Chapter), m.Name)
+	base := filepath.Join(in.dir, chapters.SuiteName(m.Chapter), m.Name)
 	out, err := filepath.Abs(base + ".build")
 	if err != nil {
 		return builtMutant{err: err}
@@ -256,7 +256,7 @@ func proveByMutants(in mutantsInput, green *runResult) error {
 		problems = append(problems, fmt.Sprintf("chapter %d's suite does not pass against chapter %d (see %s)", chapter, chapter, green.log))
 	}
 	if len(green.lessons) == 0 {
-		problems = append(problems, fmt.Sprintf("tests/chapter%02d has no spec labelled lesson", chapter))
+		problems = append(problems, chapters.SuiteDir(chapter)+" has no spec labelled lesson")
 	}
 	fmt.Printf("Chapter %d's lesson specs: against their mutants | against chapter %d | spec\n", chapter, chapter)
 	for _, g := range green.lessons {

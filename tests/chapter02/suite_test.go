@@ -14,9 +14,11 @@ import (
 	"example.com/redis-operator/tests/framework"
 )
 
+// env is the suite's world, set up as the chapter's row of the table of
+// chapters says (the operator on the host, deployed, or run by each spec).
 var env = framework.NewSuite(2)
 
-func TestChapter02(t *testing.T) {
+func TestSuite(t *testing.T) {
 	RegisterFailHandler(Fail)
-	RunSpecs(t, "Chapter 2: finalizer tracking", Label("chapter-02"))
+	RunSpecs(t, env.Description(), env.Labels())
 }

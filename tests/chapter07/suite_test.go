@@ -16,9 +16,11 @@ import (
 	"example.com/redis-operator/tests/framework"
 )
 
+// env is the suite's world, set up as the chapter's row of the table of
+// chapters says (the operator on the host, deployed, or run by each spec).
 var env = framework.NewSuite(7)
 
-func TestChapter07(t *testing.T) {
+func TestSuite(t *testing.T) {
 	RegisterFailHandler(Fail)
-	RunSpecs(t, "Chapter 7: idiomatic", Label("chapter-07"))
+	RunSpecs(t, env.Description(), env.Labels())
 }

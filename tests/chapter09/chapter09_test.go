@@ -14,18 +14,6 @@ import (
 	"example.com/redis-operator/tests/framework"
 )
 
-// The behaviour of chapters 3, 5, 6, 7 and 8, unchanged.
-var (
-	_ = framework.RebuildSpec(framework.SpecInput{Env: env})
-	_ = framework.ScaleSpec(framework.SpecInput{Env: env})
-	_ = framework.StatusSpec(framework.SpecInput{Env: env})
-	_ = framework.SteadySpec(framework.SpecInput{Env: env})
-	_ = framework.EndedPodSpec(framework.SpecInput{Env: env})
-	_ = framework.ForeignPodSpec(framework.SpecInput{Env: env})
-	_ = framework.NoFinalizerSpec(framework.SpecInput{Env: env})
-	_ = framework.OwnPodsSpec(framework.SpecInput{Env: env})
-)
-
 // One pod deletion, stage by stage (chapter 15 prints the same for its
 // client-go controller, to set beside this one).
 var _ = framework.TraceSpec(framework.SpecInput{Env: env})

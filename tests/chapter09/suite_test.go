@@ -17,9 +17,11 @@ import (
 	"example.com/redis-operator/tests/framework"
 )
 
-var env = framework.NewSuite(9, framework.TraceArgs...)
+// env is the suite's world, set up as the chapter's row of the table of
+// chapters says (the operator on the host, deployed, or run by each spec).
+var env = framework.NewSuite(9)
 
-func TestChapter09(t *testing.T) {
+func TestSuite(t *testing.T) {
 	RegisterFailHandler(Fail)
-	RunSpecs(t, "Chapter 9: at scale", Label("chapter-09"))
+	RunSpecs(t, env.Description(), env.Labels())
 }

@@ -27,7 +27,7 @@ var _ = Describe("A pod deleted with kubectl, with the operator deployed", func(
 	It("comes back with the same name, a new UID, and runs", func(ctx SpecContext) {
 		ns := env.NewNamespace(ctx)
 		env.CreateRedis(ctx, ns, "cache", 3)
-		framework.ExpectPodComesBack(ctx, env.Env, ns)
+		framework.ExpectPodComesBack(ctx, env, ns)
 	})
 })
 
@@ -122,7 +122,7 @@ const (
 // no reconcile.
 func expectOneLeaderOthersIdle(ctx context.Context, ns string) {
 	GinkgoHelper()
-	c := env.InCluster
+	c := env.InCluster()
 	c.ExpectReplicasRun(ctx)
 	leader, _ := c.Leader(ctx)
 	replicas, err := c.Replicas(ctx)
@@ -163,7 +163,7 @@ func replicaMetrics(ctx context.Context, r *framework.Replica, token string) pro
 	GinkgoHelper()
 	var m promtext.Metrics
 	Eventually(func(g Gomega) {
-		status, body, err := env.InCluster.Metrics(ctx, r, token)
+		status, body, err := env.InCluster().Metrics(ctx, r, token)
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(status).To(Equal(200), "GET /metrics: %s", body)
 		m, err = promtext.Parse(strings.NewReader(body))
@@ -187,7 +187,7 @@ type handover struct {
 // is printed in any case.
 func expectHandover(ctx context.Context, ns string, kill bool, lesson string) handover {
 	GinkgoHelper()
-	c := env.InCluster
+	c := env.InCluster()
 	c.ExpectReplicasRun(ctx)
 	leader, before := c.Leader(ctx)
 	uids := env.PodUIDs(ctx, ns, "cache")
@@ -246,7 +246,7 @@ func expectHandover(ctx context.Context, ns string, kill bool, lesson string) ha
 // may get /metrics (the metrics-reader ClusterRole).
 func expectMetricsNeedToken(ctx context.Context, ns string) {
 	GinkgoHelper()
-	c := env.InCluster
+	c := env.InCluster()
 	c.ExpectReplicasRun(ctx)
 	leader, _ := c.Leader(ctx)
 	reader := env.MetricsToken(ctx, ns, "reader", true)
@@ -276,7 +276,7 @@ func expectMetricsNeedToken(ctx context.Context, ns string) {
 // run, through the same admission that adds the volume).
 func expectProjectedToken(ctx context.Context) {
 	GinkgoHelper()
-	c := env.InCluster
+	c := env.InCluster()
 	c.ExpectReplicasRun(ctx)
 	pod := &corev1.Pod{}
 	if c.Pods() {
@@ -334,7 +334,7 @@ func expectProjectedToken(ctx context.Context) {
 // afterwards is rebuilt.
 func expectUndeployKeepsRedis(ctx context.Context, ns string) {
 	GinkgoHelper()
-	c := env.InCluster
+	c := env.InCluster()
 	c.ExpectReplicasRun(ctx)
 	env.CreateRedis(ctx, ns, "cache", 3)
 	redis, err := env.Redis(ctx, ns, "cache")
@@ -357,5 +357,5 @@ func expectUndeployKeepsRedis(ctx context.Context, ns string) {
 	Expect(err).NotTo(HaveOccurred())
 	Expect(after.UID).To(Equal(redis.UID), "the Redis is another object after make deploy")
 	Expect(env.PodUIDs(ctx, ns, "cache")).To(Equal(uids), "the pods changed with make deploy")
-	framework.ExpectPodComesBack(ctx, env.Env, ns)
+	framework.ExpectPodComesBack(ctx, env, ns)
 }

@@ -17,9 +17,11 @@ import (
 	"example.com/redis-operator/tests/framework"
 )
 
-var env = framework.NewInClusterSuite(10)
+// env is the suite's world, set up as the chapter's row of the table of
+// chapters says (the operator on the host, deployed, or run by each spec).
+var env = framework.NewSuite(10)
 
-func TestChapter10(t *testing.T) {
+func TestSuite(t *testing.T) {
 	RegisterFailHandler(Fail)
-	RunSpecs(t, "Chapter 10: in the cluster", Label("chapter-10"))
+	RunSpecs(t, env.Description(), env.Labels())
 }

@@ -30,7 +30,7 @@ var _ = Describe("A pod deleted with kubectl, with the operator and its webhook 
 	It("comes back with the same name, a new UID, and runs", func(ctx SpecContext) {
 		ns := env.NewNamespace(ctx)
 		env.CreateRedis(ctx, ns, "cache", 3)
-		framework.ExpectPodComesBack(ctx, env.Env, ns)
+		framework.ExpectPodComesBack(ctx, env, ns)
 	})
 })
 
@@ -63,7 +63,7 @@ var _ = Describe("A webhook that hangs", Serial, func() {
 })
 
 // The bodies of the specs above. They need the operator deployed with
-// its webhook (NewInClusterSuite).
+// its webhook (the row's chapters.OperatorDeployed).
 
 // webhookDenied is how the API server begins a refusal of the webhook.
 var webhookDenied = fmt.Sprintf("admission webhook %q denied the request", framework.WebhookName)
@@ -163,7 +163,7 @@ func createForeignPod(ctx context.Context, ns, name string) *corev1.Pod {
 // replica serves the new certificate.
 func expectCertRotation(ctx context.Context, ns string) {
 	GinkgoHelper()
-	c := env.InCluster
+	c := env.InCluster()
 	createForeignPod(ctx, ns, "cache-0")
 	// A replica may have exited before (a leader that could not renew its
 	// Lease in time, on a busy machine, exits as it should): all run again
@@ -272,7 +272,7 @@ func (p *collisionProbe) stop() (refused int, admitted []string) {
 // being deleted, which its matchConditions leave out.
 func expectDownWebhook(ctx context.Context, ns string) {
 	GinkgoHelper()
-	c := env.InCluster
+	c := env.InCluster()
 	foreign := createForeignPod(ctx, ns, "cache-1")
 	_, err := env.Apply(ctx, framework.RedisManifest(ns, "held", 0))
 	Expect(err).NotTo(HaveOccurred())
@@ -343,7 +343,7 @@ const webhookTimeout = 5 * time.Second
 // kubectl, API server and storage, without the wait.
 func expectHungWebhook(ctx context.Context, ns string) {
 	GinkgoHelper()
-	c := env.InCluster
+	c := env.InCluster()
 	createForeignPod(ctx, ns, "cache-1")
 	// The bound is the lesson's 5 s, not whatever the cluster holds: a
 	// webhook deployed with a longer timeout fails here, where the value

@@ -17,9 +17,11 @@ import (
 	"example.com/redis-operator/tests/framework"
 )
 
-var env = framework.NewInClusterSuite(11)
+// env is the suite's world, set up as the chapter's row of the table of
+// chapters says (the operator on the host, deployed, or run by each spec).
+var env = framework.NewSuite(11)
 
-func TestChapter11(t *testing.T) {
+func TestSuite(t *testing.T) {
 	RegisterFailHandler(Fail)
-	RunSpecs(t, "Chapter 11: admission", Label("chapter-11"))
+	RunSpecs(t, env.Description(), env.Labels())
 }

@@ -16,9 +16,11 @@ import (
 	"example.com/redis-operator/tests/framework"
 )
 
-var env = framework.NewFaultSuite(12)
+// env is the suite's world, set up as the chapter's row of the table of
+// chapters says (the operator on the host, deployed, or run by each spec).
+var env = framework.NewSuite(12)
 
-func TestChapter12(t *testing.T) {
+func TestSuite(t *testing.T) {
 	RegisterFailHandler(Fail)
-	RunSpecs(t, "Chapter 12: crash after every write", Label("chapter-12"))
+	RunSpecs(t, env.Description(), env.Labels())
 }

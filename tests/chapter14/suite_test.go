@@ -16,9 +16,11 @@ import (
 	"example.com/redis-operator/tests/framework"
 )
 
-var env = framework.NewShippedSuite(14)
+// env is the suite's world, set up as the chapter's row of the table of
+// chapters says (the operator on the host, deployed, or run by each spec).
+var env = framework.NewSuite(14)
 
-func TestChapter14(t *testing.T) {
+func TestSuite(t *testing.T) {
 	RegisterFailHandler(Fail)
-	RunSpecs(t, "Chapter 14: the API server goes away", Label("chapter-14"))
+	RunSpecs(t, env.Description(), env.Labels())
 }

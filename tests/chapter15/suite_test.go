@@ -17,9 +17,11 @@ import (
 	"example.com/redis-operator/tests/framework"
 )
 
-var env = framework.NewSuite(15, framework.TraceArgs...)
+// env is the suite's world, set up as the chapter's row of the table of
+// chapters says (the operator on the host, deployed, or run by each spec).
+var env = framework.NewSuite(15)
 
-func TestChapter15(t *testing.T) {
+func TestSuite(t *testing.T) {
 	RegisterFailHandler(Fail)
-	RunSpecs(t, "Chapter 15: under the hood", Label("chapter-15"))
+	RunSpecs(t, env.Description(), env.Labels())
 }

@@ -1,6 +1,8 @@
 package framework
 
 import (
+	"fmt"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -15,6 +17,33 @@ import (
 // texts, labels and Serial decorators, wherever it is proven. Each spec
 // starts from a namespace of its own with Redis cache and its running
 // pods.
+
+// behaviours are the shared specs by the names the table of chapters
+// gives them (a row's Behaviours: the chapter that teaches each).
+var behaviours = map[string]func(SpecInput) bool{
+	"foreign-pod":   ForeignPodSpec,
+	"rebuild":       RebuildSpec,
+	"scale":         ScaleSpec,
+	"status":        StatusSpec,
+	"steady":        SteadySpec,
+	"ended-pod":     EndedPodSpec,
+	"no-finalizer":  NoFinalizerSpec,
+	"own-pods":      OwnPodsSpec,
+	"rebuild-first": RebuildFirstSpec,
+}
+
+// carryBehaviour registers the behaviour specs named, unchanged (no
+// lesson of this chapter's), against env's operator: those of the
+// chapters before it that its row says the suite carries.
+func carryBehaviour(env *Env, names []string) {
+	for _, name := range names {
+		spec, ok := behaviours[name]
+		if !ok {
+			panic(fmt.Sprintf("chapter %d's suite carries the behaviour spec %q, which the framework does not have", env.Chapter, name))
+		}
+		spec(SpecInput{Env: env})
+	}
+}
 
 // SpecInput is what every shared spec takes.
 type SpecInput struct {

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	myappv1 "example.com/redis-operator/api/v1"
 )
@@ -194,8 +195,11 @@ func expectScaleDownAndUp(ctx context.Context, e *Env, ns string) {
 
 	By("scaling up to 4")
 	e.MustKubectl(ctx, "scale", "redis/cache", "--replicas=4", "-n", ns)
-	Eventually(e.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(Equal(PodNames("cache", 4)),
-		"the scale-up did not create cache-1 to cache-3")
+	DecidingCheck("the Redis' pods are cache-0 to cache-3, cache-0 the same object as before", func() {
+		Eventually(e.PodNamesFunc(ctx, ns, "cache")).WithContext(ctx).Should(Equal(PodNames("cache", 4)),
+			"the scale-up did not create cache-1 to cache-3")
+		e.ExpectSamePods(ctx, ns, "cache", map[string]types.UID{"cache-0": kept}, "the scale-up")
+	})
 }
 
 // expectScaleUpPastTakenName: a pod that no Redis controls takes the name
@@ -209,6 +213,8 @@ func expectScaleUpPastTakenName(ctx context.Context, e *Env, ns string) {
 	Expect(err).NotTo(HaveOccurred())
 	foreign, err := e.Pod(ctx, ns, "cache-3")
 	Expect(err).NotTo(HaveOccurred())
+	kept := e.PodUIDs(ctx, ns, "cache")
+	delete(kept, "cache-3")
 	e.MustKubectl(ctx, "scale", "redis/cache", "--replicas=5", "-n", ns)
 
 	By("the operator creates cache-4, and leaves the pod named cache-3 alone")
@@ -219,6 +225,7 @@ func expectScaleUpPastTakenName(ctx context.Context, e *Env, ns string) {
 		Expect(err).NotTo(HaveOccurred(), "the pod that no Redis controls is gone")
 		Expect(p.UID).To(Equal(foreign.UID), "the pod that no Redis controls was replaced")
 		Expect(p.OwnerReferences).To(BeEmpty(), "the pod that no Redis controls was adopted")
+		e.ExpectSamePods(ctx, ns, "cache", kept, "the scale-up")
 	})
 }
 
@@ -254,6 +261,7 @@ func expectStatusShowsReadyPods(ctx context.Context, e *Env, ns string) {
 func expectStatusFollowsScaleDown(ctx context.Context, e *Env, ns string) {
 	GinkgoHelper()
 	e.ExpectAvailable(ctx, ns, "cache")
+	kept := map[string]types.UID{"cache-0": e.PodUIDs(ctx, ns, "cache")["cache-0"]}
 	By("scaling down to 1: the status observes the new generation, counts one pod and is Available")
 	e.MustKubectl(ctx, "scale", "redis/cache", "--replicas=1", "-n", ns)
 
@@ -266,6 +274,7 @@ func expectStatusFollowsScaleDown(ctx context.Context, e *Env, ns string) {
 			g.Expect(redis.Status.ReadyReplicas).To(BeEquivalentTo(1), "status.readyReplicas")
 			g.Expect(meta.IsStatusConditionTrue(redis.Status.Conditions, "Available")).To(BeTrue(), "Available")
 		}).WithContext(ctx).Should(Succeed())
+		e.ExpectSamePods(ctx, ns, "cache", kept, "the scale-down")
 	})
 }
 
@@ -332,6 +341,7 @@ func expectNoRequeueWhenSteady(ctx context.Context, e *Env, ns string) {
 
 	By("touching the Redis: the operator reconciles it, and asks for no other reconcile")
 	e.WaitForIdle(ctx, ns, "cache")
+	kept := e.PodUIDs(ctx, ns, "cache")
 	log := e.Operator.LogOffset()
 	e.TouchRedis(ctx, ns, "cache")
 	this := And(HaveField("Namespace", ns), HaveField("Name", "cache"))
@@ -340,6 +350,7 @@ func expectNoRequeueWhenSteady(ctx context.Context, e *Env, ns string) {
 	DecidingCheck("no reconcile of the touched Redis asked to be requeued", func() {
 		Expect(e.Operator.ReconcilesSince(log)).NotTo(ContainElement(And(this, HaveField("Requeued", true))),
 			"a reconcile of the steady Redis %s/cache asked to be requeued (\"Reconcile done, requeueing\" in the operator's log)", ns)
+		e.ExpectSamePods(ctx, ns, "cache", kept, "reconciling the steady Redis")
 	})
 }
 

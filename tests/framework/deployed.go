@@ -42,19 +42,17 @@ const (
 	// DeployedReplicas is the Deployment's replicas in config/manager.
 	DeployedReplicas = 2
 	metricsPort      = 8443
-	// acquiredLease is what controller-runtime logs when a replica becomes
-	// the leader; StandbyMessage is what it logs while it waits to.
-	acquiredLease  = "Successfully acquired lease"
-	StandbyMessage = "Attempting to acquire leader lease"
 )
 
 // InCluster is the operator as `make deploy` runs it. Where nodes run
 // containers (kind, an existing cluster), it is the Deployment's two pods,
 // from the image `make docker-build` made. The local backend's hollow nodes
 // run none, so there `make deploy DEPLOY_REPLICAS=0` applies the same
-// manifests with no pod, and two host processes of the image's binary
-// (_output/image/manager-linux) run with the Deployment's flags, as its
-// ServiceAccount, with the same leader election.
+// manifests with no pod, and two host processes of the operator under
+// test (OPERATOR_BIN, built from the same source as the image, with the
+// race detector in CI; else the image's binary, _output/image/manager-linux)
+// run with the Deployment's flags, as its ServiceAccount, with the same
+// leader election.
 type InCluster struct {
 	env *Env
 	// Chapter is the chapter the operator runs (OPERATOR_CHAPTER).
@@ -68,46 +66,53 @@ type InCluster struct {
 	// remote is set on the parallel processes other than 1, which did not
 	// deploy the operator: they can list its pods, not its host replicas.
 	remote bool
+	// restartsAsked counts, by pod, the container restarts that specs
+	// asked for (Stop with kill); restartsSeen those a death check
+	// reported, so that each is reported once.
+	restartsAsked, restartsSeen map[string]int32
+	// deployed marks where the operator stood once deployed, for the
+	// suite's death check.
+	deployed deathMark
 }
 
-// Replica is one replica of the deployed operator: a pod, or a host
-// process on the local backend.
+// Replica is one replica of the deployed operator: a pod, or on the
+// local backend a host process, an Operator of its own (its log, its
+// ports, its Stop, Kill and death check), as each of Replicas is.
 type Replica struct {
 	Name string
-	// On the local backend:
-	proc        *proc.Operator
+	// On the local backend: the process, its webhook's address, and
+	// where its log began when it last started.
+	host        *Operator
 	webhookAddr string
-	opts        proc.OperatorOptions
-	logPath     string
 	logStart    int64
 }
 
-// NewInClusterSuite registers the BeforeSuite and AfterSuite of a suite
-// that runs the operator deployed in the cluster: the CRD installed (make
-// install, as a user would), then `make deploy`; at the end, `make
-// undeploy`.
-func NewInClusterSuite(chapter int) *InClusterEnv {
-	env := &InClusterEnv{Env: &Env{Chapter: chapter}}
-	deployed := func(remote bool) {
-		env.InCluster = &InCluster{env: env.Env, Chapter: operatorChapter(chapter), pods: env.Cluster.Name() != cluster.Local, remote: remote}
-		env.deployed = env.InCluster
+// A suite whose row says chapters.OperatorDeployed runs the operator as
+// a user does: the CRD installed (make install), then `make deploy`; at
+// the end, `make undeploy`. Its specs reach it through Env.InCluster.
+func init() {
+	operatorRuns[chapters.OperatorDeployed] = func(env *Env) (setUp, connect func(context.Context)) {
+		deployed := func(remote bool) {
+			env.deployed = &InCluster{env: env, Chapter: operatorChapter(env.Chapter), pods: env.Cluster.Name() != cluster.Local, remote: remote,
+				restartsAsked: map[string]int32{}, restartsSeen: map[string]int32{}}
+		}
+		return func(ctx context.Context) {
+				env.setupCluster(ctx)
+				deployed(false)
+				Expect(env.InCluster().Deploy(ctx)).To(Succeed())
+			}, func(ctx context.Context) {
+				env.connect(ctx)
+				deployed(true)
+			}
 	}
-	env.registerSuiteNodes(func(ctx context.Context) {
-		env.setupCluster(ctx)
-		deployed(false)
-		Expect(env.InCluster.Deploy(ctx)).To(Succeed())
-	}, func(ctx context.Context) {
-		env.connect(ctx)
-		deployed(true)
-	})
-	return env
 }
 
-// InClusterEnv is the Env of a suite whose operator is deployed in the
-// cluster (chapter 10 on): it has no Operator on the host, but InCluster.
-type InClusterEnv struct {
-	*Env
-	InCluster *InCluster
+// InCluster is the operator deployed in the cluster, in a suite whose
+// row says chapters.OperatorDeployed (its Operator, on the host, is nil);
+// nil in any other suite.
+func (e *Env) InCluster() *InCluster {
+	c, _ := e.deployed.(*InCluster)
+	return c
 }
 
 // Pods reports whether the replicas are pods (else host processes).
@@ -138,12 +143,68 @@ func (c *InCluster) Deploy(ctx context.Context) error {
 		return err
 	}
 	if c.pods { // make deploy waited for the webhook
+		c.deployed = c.env.markDeaths()
 		return nil
 	}
 	if err := c.startHosts(ctx); err != nil {
 		return err
 	}
+	c.deployed = c.env.markDeaths()
 	return c.WaitForWebhook(ctx)
+}
+
+// hostProcesses are the host replicas this process started (the local
+// backend's, on parallel process 1).
+func (c *InCluster) hostProcesses() []*Operator {
+	var hosts []*Operator
+	for _, r := range c.hosts {
+		hosts = append(hosts, r.host)
+	}
+	return hosts
+}
+
+// podDeaths says how the operator's pods show, since at, that a replica
+// panicked, raced or died: a death mark in its container's log, or a
+// restart of its container that no spec asked for (with the log of the
+// container that ended). Each restart is reported once.
+func (c *InCluster) podDeaths(ctx context.Context, at time.Time, when string) []string {
+	if !c.pods || c.remote {
+		return nil
+	}
+	list := &corev1.PodList{}
+	if err := c.env.Client.List(ctx, list, client.InNamespace(OperatorNamespace), operatorPods); err != nil {
+		return []string{fmt.Sprintf("listing the operator's pods %s: %v", when, err)}
+	}
+	var deaths []string
+	for _, p := range list.Items {
+		for _, st := range p.Status.ContainerStatuses {
+			if st.Name != "manager" {
+				continue
+			}
+			args := []string{"logs", "-n", OperatorNamespace, p.Name, "-c", "manager"}
+			if !at.IsZero() {
+				args = append(args, "--since-time="+at.UTC().Format(time.RFC3339))
+			}
+			if log, err := c.env.Kubectl.Run(ctx, args...); err == nil {
+				if lines := deathIn(log, 3); len(lines) > 0 {
+					deaths = append(deaths, fmt.Sprintf("the chapter %d operator's pod %s panicked, or died, %s:\n%s", c.Chapter, p.Name, when, strings.Join(lines, "\n")))
+				}
+			}
+			unasked := st.RestartCount - c.restartsAsked[p.Name] - c.restartsSeen[p.Name]
+			if unasked <= 0 {
+				continue
+			}
+			c.restartsSeen[p.Name] += unasked
+			how := ""
+			if t := st.LastTerminationState.Terminated; t != nil {
+				how = fmt.Sprintf(" (its last container %s, exit code %d)", t.Reason, t.ExitCode)
+			}
+			previous, _ := c.env.Kubectl.Run(ctx, "logs", "-n", OperatorNamespace, p.Name, "-c", "manager", "--previous")
+			deaths = append(deaths, fmt.Sprintf("the chapter %d operator's pod %s restarted %d times by itself %s%s; the log of the container that ended ends with:\n%s",
+				c.Chapter, p.Name, unasked, when, how, lastLines(previous, 20)))
+		}
+	}
+	return deaths
 }
 
 // Undeploy runs `make undeploy` (on the local backend, after stopping
@@ -152,14 +213,14 @@ func (c *InCluster) Undeploy(ctx context.Context) error {
 	GinkgoHelper()
 	mustBeSerial("make undeploy")
 	for _, r := range c.hosts {
-		Expect(r.proc.Stop(30*time.Second)).To(Succeed(), "stopping replica %s", r.Name)
+		Expect(r.host.Stop()).To(Succeed(), "stopping replica %s", r.Name)
 	}
 	c.hosts = nil
 	return c.env.Make(ctx, "undeploy")
 }
 
-// startHosts starts the host replicas: _output/image/manager-linux (the
-// binary in the image, under OUTPUT_DIR) with the Deployment's flags, but for the addresses it binds
+// startHosts starts the host replicas: the operator under test (see
+// InCluster) with the Deployment's flags, but for the addresses it binds
 // (each gets free loopback ports), the Lease's namespace (a pod reads it
 // from its token's mount) and the webhook's certificates (a pod mounts
 // their Secret; make deploy wrote it from these files), with a token of
@@ -176,14 +237,19 @@ func (c *InCluster) startHosts(ctx context.Context) error {
 		}
 	}
 	args = append(args, "--leader-election-namespace="+OperatorNamespace)
-	kubeconfig := filepath.Join(OutputDir(), "operator", fmt.Sprintf("chapter%02d-deployed.kubeconfig", c.env.Chapter))
+	kubeconfig := filepath.Join(OutputDir(), "operator", chapters.SuiteName(c.env.Chapter)+"-deployed.kubeconfig")
 	if err := c.env.tokenKubeconfig(ctx, OperatorNamespace, DeploymentServiceAccount, kubeconfig); err != nil {
 		return err
 	}
+	binary := filepath.Join(OutputDir(), "image", "manager-linux")
+	if b := os.Getenv(chapters.EnvOperatorBin); b != "" {
+		binary = b
+	}
 	for i := range DeployedReplicas {
-		logPath := filepath.Join(OutputDir(), "logs", fmt.Sprintf("chapter%02d-replica-%d.log", c.env.Chapter, i))
-		r := &Replica{Name: fmt.Sprintf("replica-%d", i), logPath: logPath, webhookAddr: fmt.Sprintf("127.0.0.1:%d", c.webhookPorts[i]), opts: proc.OperatorOptions{
-			Binary: filepath.Join(OutputDir(), "image", "manager-linux"), Chapter: c.Chapter, Kubeconfig: kubeconfig, LogPath: logPath,
+		name := fmt.Sprintf("replica-%d", i)
+		r := &Replica{Name: name, webhookAddr: fmt.Sprintf("127.0.0.1:%d", c.webhookPorts[i]), host: &Operator{
+			Name: name, Binary: binary, Chapter: c.Chapter, Kubeconfig: kubeconfig,
+			LogPath: filepath.Join(OutputDir(), "logs", chapters.SuiteName(c.env.Chapter)+"-"+name+".log"), asDeployed: true,
 			Args: append(slices.Clip(args), fmt.Sprintf("--webhook-port=%d", c.webhookPorts[i]), "--webhook-cert-dir="+WebhookCertDir()),
 		}}
 		if err := r.start(ctx); err != nil {
@@ -196,16 +262,8 @@ func (c *InCluster) startHosts(ctx context.Context) error {
 
 // start starts host replica r, whose log then begins where its file ends.
 func (r *Replica) start(ctx context.Context) error {
-	if info, err := os.Stat(r.logPath); err == nil {
-		r.logStart = info.Size()
-	}
-	p, err := proc.StartOperator(ctx, r.opts)
-	if err != nil {
-		return err
-	}
-	r.proc = p
-	GinkgoWriter.Printf("$ OPERATOR_CHAPTER=%d bin/%s %s   # %s\n", r.opts.Chapter, filepath.Base(r.opts.Binary), strings.Join(p.Args, " "), r.Name)
-	return nil
+	r.logStart = r.host.LogOffset()
+	return r.host.Start(ctx)
 }
 
 // operatorPods selects the Deployment's pods (config/manager).
@@ -229,7 +287,7 @@ func (c *InCluster) replicas(ctx context.Context) ([]*Replica, error) {
 	if !c.pods {
 		var running []*Replica
 		for _, r := range c.hosts {
-			if r.proc.Running() {
+			if r.host.Running() {
 				running = append(running, r)
 			}
 		}
@@ -249,13 +307,16 @@ func (c *InCluster) replicas(ctx context.Context) ([]*Replica, error) {
 }
 
 // ExpectReplicasRun waits until exactly the deployed number of replicas
-// run, all ready, and no other (an old pod still terminating) is left.
+// run, all ready, and no other (an old pod still terminating) is left. A
+// host replica that a spec stopped is started again, as the ReplicaSet
+// makes a new pod; one that died by itself fails the spec.
 func (c *InCluster) ExpectReplicasRun(ctx context.Context) {
 	GinkgoHelper()
 	mustBeSerial("waiting for the operator's replicas")
 	if !c.pods {
 		for _, r := range c.hosts {
-			if !r.proc.Running() {
+			Expect(r.host.exitedUnasked("before the replicas were counted")).To(BeEmpty(), "a replica of the operator died")
+			if !r.host.Running() {
 				GinkgoWriter.Printf("starting %s again\n", r.Name)
 				Expect(r.start(ctx)).To(Succeed())
 			}
@@ -302,7 +363,7 @@ func (c *InCluster) Leader(ctx context.Context) (*Replica, *coordinationv1.Lease
 		g.Expect(err).NotTo(HaveOccurred())
 		leader = nil
 		for _, r := range replicas {
-			if c.pods && strings.HasPrefix(holder, r.Name+"_") || !c.pods && strings.Contains(c.Log(ctx, r), acquiredLease) {
+			if c.pods && strings.HasPrefix(holder, r.Name+"_") || !c.pods && strings.Contains(c.Log(ctx, r), AcquiredLease) {
 				leader = r
 			}
 		}
@@ -315,11 +376,7 @@ func (c *InCluster) Leader(ctx context.Context) (*Replica, *coordinationv1.Lease
 // log, or a host process' log since it started.
 func (c *InCluster) Log(ctx context.Context, r *Replica) string {
 	if !c.pods {
-		data, err := os.ReadFile(r.logPath)
-		if err != nil || int64(len(data)) < r.logStart {
-			return ""
-		}
-		return string(data[r.logStart:])
+		return r.host.LogSince(r.logStart)
 	}
 	out, err := c.env.Kubectl.Run(ctx, "logs", "-n", OperatorNamespace, r.Name, "-c", "manager")
 	if err != nil {
@@ -335,19 +392,18 @@ func (c *InCluster) Stop(ctx context.Context, r *Replica, kill bool) error {
 	mustBeSerial("stopping a replica")
 	switch {
 	case !c.pods && kill:
-		r.proc.Kill()
+		return r.host.Kill()
 	case !c.pods:
-		if err := r.proc.Stop(30 * time.Second); err != nil {
-			return fmt.Errorf("replica %s: %w", r.Name, err)
-		}
+		return r.host.Stop()
 	case !kill:
 		// The kubelet sends SIGTERM; the ReplicaSet makes a new pod.
 		_, err := c.env.Kubectl.Run(ctx, "delete", "pod", r.Name, "-n", OperatorNamespace, "--wait=false")
 		return err
 	default:
+		// Asked: the restart that follows is no death.
+		c.restartsAsked[r.Name]++
 		return signalContainer(ctx, &c.env.ClusterProxy, r, "KILL")
 	}
-	return nil
 }
 
 // signalContainer sends a signal (KILL, STOP, CONT) to the manager
@@ -388,7 +444,7 @@ func (c *InCluster) Metrics(ctx context.Context, r *Replica, token string) (int,
 		defer stop()
 		addr = local
 	} else {
-		u, err := url.Parse(r.proc.MetricsURL)
+		u, err := url.Parse(r.host.metricsURL())
 		if err != nil {
 			return 0, "", err
 		}
@@ -467,7 +523,10 @@ func (p *ClusterProxy) MetricsToken(ctx context.Context, ns, name string, reader
 func (c *InCluster) teardown(ctx context.Context) {
 	c.env.CollectClusterLogs(ctx)
 	c.env.WaitForOtherNamespacesEmpty(ctx, "")
+	// The whole run, the specs' cleanups included, before the replicas go.
+	deaths := append(c.env.exitsUnasked("in the suite"), c.env.deathsSince(ctx, c.deployed, "in the suite")...)
 	Expect(c.Undeploy(ctx)).To(Succeed())
+	Expect(deaths).To(BeEmpty(), "the operator under test died or panicked")
 }
 
 // dump adds each replica's log to a failed spec's report.

@@ -2,8 +2,8 @@
 // files by what they are about (a chapter's branch has those its
 // chapters need):
 //
-//   - the suite: framework.go (its Env, set-up, namespaces, timing, the
-//     lesson's marks), parallel.go (specs on several processes),
+//   - the suite: framework.go (its Env, set up as the chapter's row of
+//     the table says, namespaces, timing, the lesson's marks), parallel.go (specs on several processes),
 //     cluster.go (the cluster and the repository), dump.go (what a failed
 //     spec reports);
 //   - the cluster: proxy.go (reads and assertions through a client),
@@ -12,7 +12,8 @@
 //     RBAC, its metrics), reconcilelog.go (its reconciles, read from its
 //     log), trace.go (one pod deletion followed through its log),
 //     death.go (an operator that exits by itself or panics fails the
-//     spec);
+//     spec), replicas.go (several at once, each its own process, log and
+//     death check);
 //   - the operator deployed, for the chapters that run in the cluster:
 //     deployed.go (make deploy, its replicas), webhook.go (its webhook
 //     and certificates), leasewatch.go (leader election, read from the
@@ -20,7 +21,8 @@
 //   - the test build that injects faults, for the chapters that have
 //     one: faults.go, and scenario.go (the scenario the fault chapters
 //     run, and the state each step must end in);
-//   - the specs several chapters prove: behaviour.go and
+//   - the specs several chapters prove, which a later chapter's suite
+//     carries as its row says: behaviour.go and
 //     behaviour_steps.go (rebuild, scale, status, ...), nofinalizer.go
 //     (the owner reference alone, and finalizers left from before),
 //     ownpods.go (a cache of the operator's own pods).

@@ -53,7 +53,7 @@ func (e *Env) CollectClusterLogs(ctx context.Context) {
 	if !anySpecFailed(e.Chapter) || e.Cluster == nil || expectFailure() {
 		return
 	}
-	dir := filepath.Join(OutputDir(), "cluster-logs", fmt.Sprintf("chapter%02d", e.Chapter))
+	dir := filepath.Join(OutputDir(), "cluster-logs", chapters.SuiteName(e.Chapter))
 	logDir, err := e.Cluster.CollectLogs(ctx, dir)
 	if err != nil {
 		AddReportEntry("collecting the cluster's logs", err.Error())

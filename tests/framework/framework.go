@@ -50,36 +50,77 @@ type Env struct {
 	Chapter int
 	ClusterProxy
 	Operator *Operator
+	// suite is the chapter's row of the table, as the suite reads it;
+	// description, if set, names a suite that is not the chapter's.
+	suite       chapters.Suite
+	description string
 	// operatorRole is the role file that the operator's ServiceAccount is
 	// bound to, deleted at the end of the suite.
 	operatorRole string
-	// operatorArgs are NewSuite's flags for the operator.
+	// operatorArgs are more flags for the operator (TraceSpec's).
 	operatorArgs []string
 	// specsRunOperator is set when each spec starts and stops the
-	// operator itself (NewFaultSuite): nothing else starts it then.
+	// operator itself (chapters.OperatorPerSpec): nothing else starts it
+	// then.
 	specsRunOperator bool
-	// deployed is the operator that `make deploy` runs, in a suite that
-	// NewInClusterSuite made (Operator is nil then): the failure dump
-	// shows it, and Teardown undeploys it.
+	// deployed is the operator that `make deploy` runs, in a suite whose
+	// row says chapters.OperatorDeployed (Operator is nil then): the
+	// failure dump shows it, and Teardown undeploys it.
 	deployed interface {
 		dump(ctx context.Context)
 		teardown(ctx context.Context)
+		// hostProcesses and podDeaths are what the death check reads
+		// (death.go).
+		hostProcesses() []*Operator
+		podDeaths(ctx context.Context, at time.Time, when string) []string
 	}
 }
 
-// NewSuite registers the set-up and tear-down of chapter n's suite and
-// returns the Env they fill in: the cluster, the CRD installed, and
-// chapter n's operator (bin/operator) running under the chapter's own RBAC
-// role, one for all the suite's parallel processes. operatorArgs are more
-// flags for the operator, e.g. TraceArgs.
-func NewSuite(chapter int, operatorArgs ...string) *Env {
-	env := &Env{Chapter: chapter, operatorArgs: operatorArgs}
-	env.registerSuiteNodes(env.setup, func(ctx context.Context) {
-		env.connect(ctx)
-		env.Operator = remoteOperator(env.Chapter)
-	})
+// NewSuite registers the set-up and tear-down of chapter n's suite, as
+// the chapter's row of the table of chapters says (chapters.SuiteOf):
+// the cluster, the CRD installed, and chapter n's operator under the
+// chapter's own RBAC role, run the row's way (operatorRuns); and, if the
+// row says the suite carries them, the behaviour specs of the chapters
+// before it. It returns the Env they fill in. A suite's file names its
+// chapter here and nowhere else: RunSpecs takes its Description and
+// Labels.
+func NewSuite(chapter int) *Env {
+	suite, err := chapters.SuiteOf(chapter)
+	if err != nil {
+		panic(fmt.Sprintf("framework.NewSuite(%d): %v", chapter, err))
+	}
+	run, ok := operatorRuns[suite.Operator]
+	if !ok {
+		panic(fmt.Sprintf("framework.NewSuite(%d): the table runs this chapter's operator as %d, which this framework has no file for", chapter, suite.Operator))
+	}
+	env := &Env{Chapter: chapter, suite: suite}
+	env.registerSuiteNodes(run(env))
+	carryBehaviour(env, suite.Carries)
 	return env
 }
+
+// operatorRuns sets a suite up for each way the table runs an operator
+// (chapters.OperatorRun): what process 1 does before the specs, and what
+// every other process does. This file has the host's; the files of the
+// framework that a chapter brings (deployed.go, faults.go) add theirs, so
+// that a chapter's branch has only the ways its chapter needs.
+var operatorRuns = map[chapters.OperatorRun]func(*Env) (setUp, connect func(context.Context)){
+	chapters.OperatorOnHost: func(env *Env) (setUp, connect func(context.Context)) {
+		return env.setup, env.connectToHostOperator
+	},
+}
+
+// Description is what the suite's report is called, from its row
+// ("Chapter 5: rebuild pods"): RunSpecs' description.
+func (e *Env) Description() string {
+	if e.description != "" {
+		return e.description
+	}
+	return e.suite.Description()
+}
+
+// Labels label every spec of the suite (chapter-05): RunSpecs' labels.
+func (e *Env) Labels() Labels { return Label(e.suite.Label()) }
 
 // Lesson labels the specs that prove what a chapter teaches: each must fail
 // against the previous chapter's operator, after its LessonStep, and pass
@@ -134,13 +175,21 @@ func LessonStep(text string) {
 func DecidingCheck(what string, check func()) {
 	GinkgoHelper()
 	AddReportEntry(chapters.DecidingCheckEntry, what)
-	if len(checking) == 0 {
-		RegisterFailHandler(failInCheck)
-		defer RegisterFailHandler(Fail)
+	before := asserted.Load()
+	func() {
+		if len(checking) == 0 {
+			RegisterFailHandler(failInCheck)
+			defer RegisterFailHandler(Fail)
+		}
+		checking = append(checking, what)
+		defer func() { checking = checking[:len(checking)-1] }()
+		check()
+	}()
+	// Outside the check: a check that decides nothing is the spec's
+	// fault, never a red verdict.
+	if asserted.Load() == before {
+		Fail(fmt.Sprintf("the deciding check %q ran no assertion (an Expect, Eventually or Consistently with a matcher): it decides nothing", what))
 	}
-	checking = append(checking, what)
-	defer func() { checking = checking[:len(checking)-1] }()
-	check()
 }
 
 // checking holds the deciding checks running, the innermost last.
@@ -155,9 +204,16 @@ func failInCheck(message string, callerSkip ...int) {
 	Fail(message, skip)
 }
 
+// setup prepares the operator and starts it on the host, as `make run`
+// does: without its webhook (ENABLE_WEBHOOKS=false), which it serves only
+// in the cluster.
 func (e *Env) setup(ctx context.Context) {
 	GinkgoHelper()
 	e.prepareOperator(ctx)
+	e.Operator.Env = []string{"ENABLE_WEBHOOKS=false"}
+	if e.suite.Faults {
+		e.WaitForOwnerMapping(ctx)
+	}
 	By(fmt.Sprintf("starting the chapter %d operator as that ServiceAccount (log: %s)", e.Operator.Chapter, e.Operator.LogPath))
 	Expect(e.Operator.Start(ctx)).To(Succeed())
 }
@@ -252,12 +308,19 @@ func OperatorBinary() string {
 // operatorKubeconfig holds the credentials of the operator's
 // ServiceAccount.
 func operatorKubeconfig(chapter int) string {
-	return filepath.Join(OutputDir(), "operator", fmt.Sprintf("chapter%02d.kubeconfig", chapter))
+	return filepath.Join(OutputDir(), "operator", chapters.SuiteName(chapter)+".kubeconfig")
 }
 
 // operatorLogPath is the file the suite's host operator logs to.
 func operatorLogPath(chapter int) string {
-	return filepath.Join(OutputDir(), "logs", fmt.Sprintf("chapter%02d-operator.log", chapter))
+	return chapters.OperatorLog(OutputDir(), chapter)
+}
+
+// connectToHostOperator connects a process other than 1 to the cluster
+// and to the operator that process 1 runs on the host.
+func (e *Env) connectToHostOperator(ctx context.Context) {
+	e.connect(ctx)
+	e.Operator = remoteOperator(e.Chapter)
 }
 
 // remoteOperator is the handle of a process other than 1 on the operator
@@ -319,6 +382,14 @@ func (e *Env) Make(ctx context.Context, args ...string) error {
 	By("make " + strings.Join(args, " "))
 	cmd := exec.CommandContext(ctx, "make", append([]string{"-C", RepoRoot(), "--no-print-directory"}, args...)...)
 	cmd.Stdout, cmd.Stderr = GinkgoWriter, GinkgoWriter
+	// As a user types it: what the make that ran the suite was given on
+	// its command line (MAKEFLAGS) must not choose this one's cluster or
+	// chapter; the suite's environment (KUBECONFIG, CLUSTER, OUTPUT_DIR,
+	// which the Makefile exports) and args do.
+	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		return name == "MAKEFLAGS" || name == "MFLAGS" || name == "MAKELEVEL" || name == "MAKEOVERRIDES"
+	})
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("make %s: %w (its output is in the report)", strings.Join(args, " "), err)
 	}
@@ -372,7 +443,7 @@ func (e *Env) Teardown(ctx context.Context) {
 	e.MustKubectl(ctx, "delete", "serviceaccount", metricsScraper, "-n", OperatorNamespace, "--ignore-not-found")
 	// The whole run, the specs' cleanups included, which a spec's own
 	// check (NewNamespace) does not wait for.
-	Expect(e.deathSince(0, "in the suite")).To(BeEmpty(), "the operator under test died or panicked")
+	Expect(e.deathsSince(ctx, deathMark{}, "in the suite")).To(BeEmpty(), "the operator under test died or panicked")
 }
 
 // NewNamespace creates a namespace for one spec and registers its cleanup:
@@ -381,22 +452,19 @@ func (e *Env) NewNamespace(ctx context.Context) string {
 	GinkgoHelper()
 	suffix := make([]byte, 3)
 	_, _ = rand.Read(suffix)
-	ns := fmt.Sprintf("ch%02d-%s", e.Chapter, hex.EncodeToString(suffix))
+	ns := chapters.Tag(e.Chapter) + "-" + hex.EncodeToString(suffix)
 	// Set-up, not what a learner types: the client, not a kubectl process.
 	Expect(e.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
-		Name: ns, Labels: map[string]string{suiteLabel: suiteLabelValue(e.Chapter)},
+		Name: ns, Labels: map[string]string{suiteLabel: e.suite.Label()},
 	}})).To(Succeed())
-	var logOffset int64
-	if e.Operator != nil {
-		logOffset = e.Operator.LogOffset()
-	}
 	DeferCleanup(func(ctx SpecContext) {
 		if CurrentSpecReport().Failed() {
 			e.Dump(ctx, ns)
 		}
-		// An operator that exited by itself, or panicked, fails the spec
-		// (death.go), once the namespace is cleaned up.
-		died := e.diedUnasked("during the spec")
+		// An operator that exited by itself fails the spec (death.go),
+		// once the namespace is cleaned up; it is seen here, before it is
+		// started again. Its log is read at the spec's end.
+		died := e.exitsUnasked("during the spec")
 		// A Redis keeps its finalizers until a running operator of a
 		// finalizer chapter removes them; make sure one runs. (Only a
 		// Serial spec stops it, on process 1; chapter 0 has none to run.)
@@ -416,7 +484,7 @@ func (e *Env) NewNamespace(ctx context.Context) string {
 		}
 		Expect(e.Client.DeleteAllOf(ctx, &corev1.Pod{}, client.InNamespace(ns))).To(Succeed(), "deleting the pods of namespace %s", ns)
 		Expect(client.IgnoreNotFound(e.Client.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))).To(Succeed(), "deleting namespace %s", ns)
-		Expect([]string{died, e.deathSince(logOffset, "during the spec")}).To(HaveEach(BeEmpty()), "the operator under test died or panicked")
+		Expect(died).To(BeEmpty(), "the operator under test died")
 	})
 	e.waitForProvisioned(ctx, ns)
 	return ns
@@ -473,7 +541,7 @@ func (e *Env) WaitForOtherNamespacesEmpty(ctx context.Context, keep string) {
 	mustBeSerial("WaitForOtherNamespacesEmpty")
 	Eventually(func(g Gomega) []string {
 		namespaces := &corev1.NamespaceList{}
-		g.Expect(e.Client.List(ctx, namespaces, client.MatchingLabels{suiteLabel: suiteLabelValue(e.Chapter)})).To(Succeed())
+		g.Expect(e.Client.List(ctx, namespaces, client.MatchingLabels{suiteLabel: e.suite.Label()})).To(Succeed())
 		var left []string
 		for _, n := range namespaces.Items {
 			if n.Name == keep {
@@ -500,7 +568,7 @@ func (e *Env) WaitForOtherNamespacesEmpty(ctx context.Context, keep string) {
 func (e *Env) releaseLeftovers(ctx context.Context) {
 	GinkgoHelper()
 	namespaces := &corev1.NamespaceList{}
-	Expect(e.Client.List(ctx, namespaces, client.MatchingLabels{suiteLabel: suiteLabelValue(e.Chapter)})).To(Succeed())
+	Expect(e.Client.List(ctx, namespaces, client.MatchingLabels{suiteLabel: e.suite.Label()})).To(Succeed())
 	noFinalizers := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`))
 	for _, n := range namespaces.Items {
 		redis := &myappv1.RedisList{}
@@ -524,8 +592,6 @@ func (e *Env) releaseLeftovers(ctx context.Context) {
 
 // suiteLabel marks the namespaces a suite creates, so it can wait for them.
 const suiteLabel = "e2e.myapp.example.com/suite"
-
-func suiteLabelValue(chapter int) string { return fmt.Sprintf("chapter-%02d", chapter) }
 
 // RedisManifest is a Redis with the given name and replicas.
 func RedisManifest(ns, name string, replicas any) string {

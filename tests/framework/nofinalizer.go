@@ -30,11 +30,11 @@ func NoFinalizerSpec(in SpecInput) bool {
 			expectNoFinalizerPodsGoWithRedis(ctx, e, ns)
 		})
 
-		It("left by chapter 6 with a finalizer per pod loses them, keeps its pods, and still deletes cleanly", lessonIf(in.Lesson), func(ctx SpecContext) {
+		It("left by an older chapter with a finalizer per pod loses them, keeps its pods, and still deletes cleanly", lessonIf(in.Lesson), func(ctx SpecContext) {
 			expectLegacyFinalizersRemoved(ctx, e, ns)
 		})
 
-		It("deleted while it still carries chapter 6's finalizers does not stay in Terminating", func(ctx SpecContext) {
+		It("deleted while it still carries an older chapter's finalizers does not stay in Terminating", func(ctx SpecContext) {
 			expectDeletedWithLegacyFinalizersGoes(ctx, e, ns)
 		})
 	})
@@ -93,7 +93,7 @@ func expectNoFinalizerPodsGoWithRedis(ctx context.Context, e *Env, ns string) {
 func expectLegacyFinalizersRemoved(ctx context.Context, e *Env, ns string) {
 	GinkgoHelper()
 	uids := e.PodUIDs(ctx, ns, "cache")
-	By("stopping the operator and putting chapter 6's finalizers on the Redis")
+	By("stopping the operator and putting an older chapter's per-pod finalizers on the Redis")
 	Expect(e.Operator.Stop()).To(Succeed())
 	addLegacyFinalizers(ctx, e, ns, "example.org/keep")
 	Expect(e.Operator.Start(ctx)).To(Succeed())
@@ -122,7 +122,7 @@ func expectLegacyFinalizersRemoved(ctx context.Context, e *Env, ns string) {
 // with its pods once the operator runs.
 func expectDeletedWithLegacyFinalizersGoes(ctx context.Context, e *Env, ns string) {
 	GinkgoHelper()
-	By("stopping the operator, putting chapter 6's finalizers on the Redis and deleting it")
+	By("stopping the operator, putting an older chapter's per-pod finalizers on the Redis and deleting it")
 	Expect(e.Operator.Stop()).To(Succeed())
 	addLegacyFinalizers(ctx, e, ns)
 	e.MustKubectl(ctx, "delete", "redis", "cache", "-n", ns, "--wait=false")

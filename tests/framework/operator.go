@@ -2,9 +2,7 @@ package framework
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -27,6 +25,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"example.com/redis-operator/chapters"
 	"example.com/redis-operator/internal/proc"
 	"example.com/redis-operator/internal/promtext"
 )
@@ -35,6 +34,9 @@ import (
 // against the cluster, exactly as `make run` runs it, with its log kept in a
 // file for the failure dump.
 type Operator struct {
+	// Name tells a replica of several apart (Replicas); empty for the
+	// suite's one operator.
+	Name    string
 	Binary  string
 	Chapter int
 	// Kubeconfig holds the operator's own credentials: a ServiceAccount
@@ -51,6 +53,9 @@ type Operator struct {
 	// metricsToken is sent with each read of the operator's metrics: a
 	// token of an account that may get /metrics (Env.metricsScraperToken).
 	metricsToken string
+	// asDeployed: a host replica of the deployed operator, with the
+	// Deployment's flags alone (none of the suites' verbosity).
+	asDeployed bool
 
 	mu   sync.Mutex
 	proc *proc.Operator
@@ -62,34 +67,33 @@ type Operator struct {
 	// stopped is set by Stop and cleared by a start: whether the process
 	// that is not running was asked to end.
 	stopped bool
+	// exitAllowed is set when a spec did what may make the process end
+	// by itself (froze it past its leader election's renew deadline),
+	// and cleared by a start: such an exit is no death.
+	exitAllowed bool
 }
 
 // The ServiceAccount the operator runs as in the suites, and its namespace.
 const (
 	OperatorNamespace      = "redis-operator-system"
 	OperatorServiceAccount = "redis-operator"
-	// operatorRole is the ClusterRole name in every chapter's role.yaml
-	// (ROLE_NAME in the Makefile).
-	operatorRole = "redis-operator"
+	// operatorRole is the ClusterRole name in every chapter's role.yaml.
+	operatorRole = chapters.RoleName
 )
 
 // ChapterRole is the RBAC role generated from chapter n's markers
-// (`make manifests` writes it): chapters/NN-slug/role.yaml in the course,
-// which holds every chapter, or config/rbac/role.yaml in a project that is
-// one chapter alone (a chapter's branch), which has no chapters/.
+// (`make manifests` writes it), in the repository at root: where the
+// table of chapters says it is (chapters.RoleFile).
 func ChapterRole(root string, n int) (string, error) {
-	if _, err := os.Stat(filepath.Join(root, "chapters")); errors.Is(err, fs.ErrNotExist) {
-		role := filepath.Join(root, "config", "rbac", "role.yaml")
-		if _, err := os.Stat(role); err != nil {
-			return "", fmt.Errorf("no generated role (%w); `make manifests` writes it", err)
-		}
-		return role, nil
+	rel, err := chapters.RoleFile(n)
+	if err != nil {
+		return "", err
 	}
-	matches, _ := filepath.Glob(filepath.Join(root, "chapters", fmt.Sprintf("%02d-*", n), "role.yaml"))
-	if len(matches) != 1 {
-		return "", fmt.Errorf("no generated role for chapter %d (chapters/%02d-*/role.yaml); `make manifests` writes it", n, n)
+	role := filepath.Join(root, filepath.FromSlash(rel))
+	if _, err := os.Stat(role); err != nil {
+		return "", fmt.Errorf("no generated role for chapter %d (%w); `make manifests` writes it", n, err)
 	}
-	return matches[0], nil
+	return role, nil
 }
 
 // fieldOwner is the field manager of what the suites apply with their
@@ -192,14 +196,18 @@ func (o *Operator) start(ctx context.Context, env []string) error {
 		return fmt.Errorf("the chapter %d operator runs already (pid %d): two would fight over the same objects", o.Chapter, o.proc.Pid())
 	}
 	env = append(slices.Clip(o.Env), env...)
+	args := append(slices.Clip(verbosityArgs), o.Args...)
+	if o.asDeployed {
+		args = o.Args
+	}
 	p, err := proc.StartOperator(ctx, proc.OperatorOptions{
-		Binary: o.Binary, Chapter: o.Chapter, Kubeconfig: o.Kubeconfig, LogPath: o.LogPath, Args: append(slices.Clip(verbosityArgs), o.Args...), Env: env,
+		Binary: o.Binary, Chapter: o.Chapter, Kubeconfig: o.Kubeconfig, LogPath: o.LogPath, Args: args, Env: env,
 	})
 	if err != nil {
 		return err
 	}
-	o.proc, o.stopped = p, false
-	GinkgoWriter.Printf("$ OPERATOR_CHAPTER=%d %sbin/operator %s\n", o.Chapter, strings.Join(append(env, ""), " "), strings.Join(p.Args, " "))
+	o.proc, o.stopped, o.exitAllowed = p, false, false
+	GinkgoWriter.Printf("$ OPERATOR_CHAPTER=%d %s%s %s%s\n", o.Chapter, strings.Join(append(env, ""), " "), filepath.Base(o.Binary), strings.Join(p.Args, " "), o.named())
 	return nil
 }
 
@@ -293,6 +301,34 @@ func (o *Operator) Signal(sig os.Signal) error {
 	return o.proc.Signal(sig)
 }
 
+// allowExit says that the running process may end by itself, as a spec
+// asked for it: no death (exitAllowed), until it is started again.
+func (o *Operator) allowExit() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.exitAllowed = true
+}
+
+// pid is the operator process' pid, 0 if it never started.
+func (o *Operator) pid() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.proc == nil {
+		return 0
+	}
+	return o.proc.Pid()
+}
+
+// metricsURL is where the operator serves its metrics.
+func (o *Operator) metricsURL() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.proc == nil {
+		return ""
+	}
+	return o.proc.MetricsURL
+}
+
 // Running reports whether the operator process is alive.
 func (o *Operator) Running() bool {
 	o.mu.Lock()
@@ -374,13 +410,35 @@ func (o *Operator) Stop() error {
 		return nil
 	}
 	o.stopped = true
-	if !o.proc.Running() && !supervised {
+	if !o.proc.Running() && (supervised || o.exitAllowed) {
+		return nil
+	}
+	if !o.proc.Running() {
 		return fmt.Errorf("the chapter %d operator had exited before it was stopped (%v): see %s", o.Chapter, o.proc.Err(), o.LogPath)
 	}
-	GinkgoWriter.Printf("stopping the chapter %d operator\n", o.Chapter)
+	GinkgoWriter.Printf("stopping the chapter %d operator%s\n", o.Chapter, o.named())
 	if err := o.proc.Stop(30 * time.Second); err != nil {
 		return fmt.Errorf("stopping the chapter %d operator: %w: see %s", o.Chapter, err, o.LogPath)
 	}
+	return nil
+}
+
+// Kill ends the operator's process with SIGKILL, as a crash or a lost
+// node does: asked, so no death check counts it.
+func (o *Operator) Kill() error {
+	GinkgoHelper()
+	mustBeSerial("killing the operator")
+	if o.remote {
+		return o.errRemote()
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.proc == nil || !o.proc.Running() {
+		return fmt.Errorf("the chapter %d operator%s is not running", o.Chapter, o.named())
+	}
+	o.stopped = true
+	GinkgoWriter.Printf("killing the chapter %d operator%s (pid %d)\n", o.Chapter, o.named(), o.proc.Pid())
+	o.proc.Kill()
 	return nil
 }
 
@@ -389,7 +447,7 @@ func (o *Operator) Stop() error {
 func (o *Operator) diedUnasked() (bool, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.proc == nil || o.stopped || o.stopSupervisor != nil || o.proc.Running() {
+	if o.proc == nil || o.stopped || o.exitAllowed || o.stopSupervisor != nil || o.proc.Running() {
 		return false, nil
 	}
 	return true, o.proc.Err()
@@ -532,4 +590,32 @@ func (o *Operator) LogSince(offset int64) string {
 		return ""
 	}
 	return string(data[offset:])
+}
+
+// WaitForOwnerMapping waits until the API server admits a pod owned by a
+// Redis. Right after the CRD is first installed, its admission plugin
+// OwnerReferencesPermissionEnforcement cannot map the kind Redis yet and
+// refuses every such pod ("cannot set blockOwnerDeletion ... cannot find
+// RESTMapping"); the operator retries until it can. A clean run that
+// started then would count dozens of refused creates, which are the
+// cluster's, not the operator's: the sweep would crash after each. The
+// dry run is the operator's, made with its credentials: the plugin needs
+// the mapping only for a user who may not set finalizers on everything,
+// so the admin's create passes at once.
+func (e *Env) WaitForOwnerMapping(ctx context.Context) {
+	GinkgoHelper()
+	By("waiting until the API server admits a pod owned by a Redis, created by the operator's ServiceAccount (a server-side dry run)")
+	operator, err := NewClient(e.Operator.Kubeconfig)
+	Expect(err).NotTo(HaveOccurred())
+	yes := true
+	Eventually(func() error {
+		pod := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "default", GenerateName: "owner-mapping-", OwnerReferences: []metav1.OwnerReference{{
+				APIVersion: "myapp.example.com/v1", Kind: "Redis", Name: "any", UID: "00000000-0000-0000-0000-000000000000",
+				Controller: &yes, BlockOwnerDeletion: &yes,
+			}}},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: "redis:7.0"}}},
+		}
+		return operator.Create(ctx, pod, client.DryRunAll)
+	}).WithContext(ctx).WithTimeout(2 * time.Minute).Should(Succeed())
 }

@@ -8,6 +8,9 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
+	. "github.com/onsi/gomega"
+
+	"example.com/redis-operator/chapters"
 )
 
 // A suite's specs run in parallel (`ginkgo -p`, or --procs=N): each in
@@ -40,6 +43,17 @@ func (e *Env) registerSuiteNodes(setUp, connect func(context.Context)) {
 		}
 	}, NodeTimeout(SetupTimeout))
 	SynchronizedAfterSuite(func() {}, func(ctx SpecContext) { e.Teardown(ctx) }, NodeTimeout(SetupTimeout))
+	// Every spec, whether it makes a namespace or not, ends with the death
+	// check of the operator under test (death.go). Registered before the
+	// spec's own cleanups, it runs after them: a panic while a namespace
+	// is deleted is the spec's.
+	BeforeEach(func() {
+		mark := e.markDeaths()
+		DeferCleanup(func(ctx SpecContext) {
+			Expect(append(e.exitsUnasked("during the spec"), e.deathsSince(ctx, mark, "during the spec")...)).To(BeEmpty(),
+				"the operator under test died or panicked")
+		})
+	})
 }
 
 // mustBeSerial fails the running spec unless it is decorated Serial (see
@@ -57,7 +71,7 @@ func mustBeSerial(what string) {
 // failedMarker is a file that says a spec of this suite failed, on any
 // process, so that process 1 collects the cluster's logs at the end.
 func failedMarker(chapter int) string {
-	return filepath.Join(OutputDir(), "logs", fmt.Sprintf("chapter%02d.failed", chapter))
+	return filepath.Join(OutputDir(), "logs", chapters.SuiteName(chapter)+".failed")
 }
 
 // markFailed records that a spec failed (see failedMarker).

@@ -109,6 +109,17 @@ func (p *ClusterProxy) PodUIDs(ctx context.Context, ns, redis string) map[string
 	return uids
 }
 
+// ExpectSamePods fails unless each pod of kept (by name, as PodUIDs
+// gives them) is still the same object: a pod deleted and made again
+// under its name has the name, not the UID. what says what kept them.
+func (p *ClusterProxy) ExpectSamePods(ctx context.Context, ns, redis string, kept map[string]types.UID, what string) {
+	GinkgoHelper()
+	now := p.PodUIDs(ctx, ns, redis)
+	for name, uid := range kept {
+		Expect(now).To(HaveKeyWithValue(name, uid), "%s replaced pod %s, which it should have kept", what, name)
+	}
+}
+
 // Finalizers returns a Redis' finalizers.
 func (p *ClusterProxy) Finalizers(ctx context.Context, ns, redis string) ([]string, error) {
 	r, err := p.Redis(ctx, ns, redis)

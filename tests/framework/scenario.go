@@ -38,8 +38,9 @@ func WritesIn(ns string, writes []faults.Write) []faults.Write {
 
 // StartSupervised starts the operator under Operator.StartSupervised,
 // and stops it when the spec ends, whatever happened. In a suite whose
-// operator runs between specs (NewShippedSuite), it stops that one first;
-// the cleanup of the spec's namespace starts it again.
+// operator runs between specs (on the host, the shipped chapter's), it
+// stops that one first; the cleanup of the spec's namespace starts it
+// again.
 func (e *Env) StartSupervised(ctx context.Context, vars, restartVars []string) error {
 	if !e.specsRunOperator && e.Operator.Running() {
 		if err := e.Operator.Stop(); err != nil {

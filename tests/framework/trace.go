@@ -13,8 +13,8 @@ import (
 	"example.com/redis-operator/operator/trace"
 )
 
-// TraceArgs are the operator's flags for a suite that runs TraceSpec
-// (NewSuite(n, TraceArgs...)): the trace lines of operator/trace, and log
+// TraceArgs are the operator's flags in a suite that runs TraceSpec
+// (TraceSpec adds them): the trace lines of operator/trace, and log
 // times to the nanosecond, since a pod event crosses the informer in
 // microseconds.
 var TraceArgs = []string{"--trace-pods", "--zap-time-encoding=rfc3339nano"}
@@ -181,13 +181,14 @@ func formatStages(stages []TraceStage) string {
 
 // TraceSpec follows one `kubectl delete pod` through the operator's
 // layers, from the reflector's watch to the new pod's watch event, and
-// prints the stages with their times. The suite runs the operator with
-// TraceArgs. It is no lesson: every chapter that rebuilds pods passes it,
+// prints the stages with their times. It has the suite run its operator
+// with TraceArgs. It is no lesson: every chapter that rebuilds pods passes it,
 // controller-runtime's through the cache's informer hook and chapter 15's
 // client-go controller through the same hook, so that their prints can
 // be set side by side.
 func TraceSpec(in SpecInput) bool {
 	checkEnv("TraceSpec", in.Env)
+	in.Env.operatorArgs = append(in.Env.operatorArgs, TraceArgs...)
 	return Describe("One pod deleted with kubectl, followed through the operator", Serial, func() {
 		e := in.Env
 		It("goes from the watch through the informer's FIFO, the indexer, the handler, the workqueue and a worker to a create, in that order", func(ctx SpecContext) {

@@ -64,7 +64,7 @@ func (c *InCluster) StopAll(ctx context.Context) {
 	mustBeSerial("stopping every replica")
 	if !c.pods {
 		for _, r := range c.hosts {
-			Expect(r.proc.Stop(30*time.Second)).To(Succeed(), "stopping replica %s", r.Name)
+			Expect(r.host.Stop()).To(Succeed(), "stopping replica %s", r.Name)
 		}
 		return
 	}
@@ -118,9 +118,16 @@ func (c *InCluster) Freeze(ctx context.Context, freeze bool) error {
 		sig, name = syscall.SIGCONT, "CONT"
 	}
 	for _, r := range replicas {
+		// Frozen past its renew deadline, a leader loses its Lease and
+		// exits once it runs again, to be restarted: asked for.
+		if freeze && !c.pods {
+			r.host.allowExit()
+		} else if freeze {
+			c.restartsAsked[r.Name]++
+		}
 		if !c.pods {
-			GinkgoWriter.Printf("$ kill -%s %d   # %s\n", name, r.proc.Pid(), r.Name)
-			if err := syscall.Kill(r.proc.Pid(), sig); err != nil {
+			GinkgoWriter.Printf("$ kill -%s %d   # %s\n", name, r.host.pid(), r.Name)
+			if err := r.host.Signal(sig); err != nil {
 				return err
 			}
 			continue
@@ -168,7 +175,7 @@ func (c *InCluster) Processes(ctx context.Context) []string {
 	var ids []string
 	if !c.pods {
 		for _, r := range c.hosts {
-			ids = append(ids, fmt.Sprintf("%s pid %d", r.Name, r.proc.Pid()))
+			ids = append(ids, fmt.Sprintf("%s pid %d", r.Name, r.host.pid()))
 		}
 		return ids
 	}

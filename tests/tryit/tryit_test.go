@@ -6,7 +6,8 @@
 // promise output the code no longer gives.
 //
 // Run it with `make try-it` (every chapter) or `make try-it 3`: the
-// Makefile provides KUBECONFIG and the pinned kubectl. Each chapter's
+// Makefile provides KUBECONFIG, the pinned kubectl and, in
+// TRY_IT_CHAPTERS, the chapters to run (empty: every one). Each chapter's
 // session runs in one bash process in the repository's root, in the
 // default namespace, with kubectl on PATH, as in a learner's terminal, so
 // `cd`, variables, `cmd &` and `kill %1` work as they do there.
@@ -28,6 +29,7 @@ import (
 	"testing"
 	"time"
 
+	"example.com/redis-operator/chapters"
 	"example.com/redis-operator/internal/cluster"
 	"example.com/redis-operator/tests/docs"
 )
@@ -51,13 +53,15 @@ func TestTryIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	nodesRunContainers := backend != cluster.Local
-	readmes, err := filepath.Glob(filepath.Join(root, "chapters", "*", "README.md"))
-	if err != nil || len(readmes) == 0 {
-		t.Fatalf("no chapter READMEs under %s/chapters: %v", root, err)
+	tried := chapters.All
+	if named := os.Getenv("TRY_IT_CHAPTERS"); strings.TrimSpace(named) != "" {
+		if tried, err = chapters.ParseList(named); err != nil {
+			t.Fatalf("TRY_IT_CHAPTERS: %v", err)
+		}
 	}
-	for _, readme := range readmes {
-		chapter := filepath.Base(filepath.Dir(readme))
-		t.Run(chapter, func(t *testing.T) {
+	for _, c := range tried {
+		readme := filepath.Join(root, c.Dir(), "README.md")
+		t.Run(c.Name(), func(t *testing.T) {
 			src, err := os.ReadFile(readme)
 			if err != nil {
 				t.Fatal(err)
